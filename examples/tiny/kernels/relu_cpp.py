@@ -1,0 +1,23 @@
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+source = r"""
+#include <torch/extension.h>
+
+torch::Tensor relu_forward(torch::Tensor x) {
+    auto input = x.contiguous();
+    auto out = torch::empty_like(input);
+    const float* src = input.data_ptr<float>();
+    float* dst = out.data_ptr<float>();
+    for (int64_t i = 0; i < input.numel(); ++i) dst[i] = src[i] > 0.f ? src[i] : 0.f;
+    return out;
+}
+"""
+
+relu_ext = load_inline(name="relu_ext", cpp_sources=source, functions=["relu_forward"])
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return relu_ext.relu_forward(x)

@@ -1,0 +1,13 @@
+"""Evaluate a run's kernels: compile, check against the reference (and hidden tests), time, measure.
+
+    python scripts/eval_from_generations.py run_name=test level=1 num_samples=5 \\
+      eval_mode=local gpu_arch="['Hopper']" precision=fp32 use_hidden_tests=True
+
+Keys and defaults: configs/eval.yaml. Results: runs/{run_name}/eval_results[_hidden].json.
+"""
+
+from kernelbench_verified.config import run_script
+from kernelbench_verified.evaluate import evaluate_run
+
+if __name__ == "__main__":
+    run_script("eval", evaluate_run)

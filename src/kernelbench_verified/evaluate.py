@@ -1,0 +1,276 @@
+"""Evaluating a run folder of kernels: plan, precompile, dispatch to judges, record.
+
+This is what scripts/eval_from_generations.py calls. One judge process per device pulls jobs from a
+single queue, so a slow kernel never holds the others up; every finished record is written atomically
+at once, and a re-run skips samples that already have one.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import queue
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from omegaconf import DictConfig, OmegaConf
+from tqdm import tqdm
+
+from .build import arch_list, build_dir, build_key
+from .config import require_choice, require_int
+from .correctness import DEFAULT_TOLERANCE
+from .errors import UserError
+from .hidden_tests import DEFAULT_HIDDEN_DIR, hidden_path
+from .inputs import PRECISIONS, correctness_cases
+from .judge import Judge, judge_worker
+from .problems import Problem, list_problems, load_module
+from .results import ResultStore, new_record
+from .timing import TF32_MODES
+
+
+def kernel_path(run_dir: Path, level: int, pid: int, sid: int) -> Path:
+    return run_dir / f"level_{level}_problem_{pid}_sample_{sid}_kernel.py"
+
+
+def result_filename(use_hidden_tests: bool) -> str:
+    return "eval_results_hidden.json" if use_hidden_tests else "eval_results.json"
+
+
+def _subset(cfg: DictConfig) -> tuple:
+    subset = cfg.subset
+    if subset is None:
+        return (None, None)
+    subset = list(subset) if not isinstance(subset, (int, str)) else None
+    if subset is None or len(subset) != 2 or not all(s is None or isinstance(s, int) for s in subset):
+        raise UserError(f"subset={cfg.subset!r} must be [first_id, last_id] (null for an open end)")
+    return tuple(subset)
+
+
+def resolve_device(requested: str, num_devices: int) -> list[str]:
+    """The device of each judge: cuda:i for i < num_devices, or cpu."""
+    import torch
+
+    if requested == "cpu" or (requested == "auto" and not torch.cuda.is_available()):
+        return ["cpu"] * num_devices
+    available = torch.cuda.device_count()
+    if available == 0:
+        raise UserError("device=cuda but no CUDA GPU is visible (use device=cpu or device=auto)")
+    if num_devices > available:
+        raise UserError(f"num_gpu_devices={num_devices} but only {available} GPU(s) are visible")
+    return [f"cuda:{i}" for i in range(num_devices)]
+
+
+def settings_from_config(cfg: DictConfig) -> dict:
+    """Check every eval key and return the plain settings the judges and sandboxes use."""
+    precision = require_choice(cfg, "precision", tuple(PRECISIONS))
+    require_choice(cfg, "eval_mode", ("local",))
+    require_choice(cfg, "dataset_src", ("local", "huggingface"))
+    require_choice(cfg, "device", ("auto", "cuda", "cpu"))
+    require_choice(cfg, "tf32_mode", TF32_MODES)
+    for key, minimum in (("level", 1), ("num_samples", 1), ("num_gpu_devices", 1), ("num_cpu_workers", 1),
+                         ("num_correct_trials", 1), ("num_perf_trials", 1), ("num_warmup", 0), ("seed", 0)):
+        require_int(cfg, key, minimum)
+    if not isinstance(cfg.timeout, (int, float)) or cfg.timeout <= 0:
+        raise UserError(f"timeout={cfg.timeout!r} must be a positive number of seconds")
+    tolerance = DEFAULT_TOLERANCE[precision]
+    return {
+        "precision": precision,
+        "tf32_mode": cfg.tf32_mode,
+        "atol": float(cfg.atol if cfg.atol is not None else tolerance),
+        "rtol": float(cfg.rtol if cfg.rtol is not None else tolerance),
+        "timeout": float(cfg.timeout),
+        "seed": cfg.seed,
+        "num_correct_trials": cfg.num_correct_trials,
+        "num_perf_trials": cfg.num_perf_trials,
+        "num_warmup": cfg.num_warmup,
+        "measure_performance": bool(cfg.measure_performance),
+        "flush_l2": bool(cfg.flush_l2),
+        "reference_cache_gb": float(cfg.reference_cache_gb),
+        "arch_list": arch_list(cfg.gpu_arch),
+    }
+
+
+def problems_for(cfg: DictConfig) -> list[Problem]:
+    if cfg.dataset_src == "huggingface":
+        from .hf_dataset import materialize_level
+
+        return list_problems(cfg.level, materialize_level(cfg.dataset_name, cfg.level), _subset(cfg))
+    return list_problems(cfg.level, cfg.problems_dir, _subset(cfg))
+
+
+def _job(problem: Problem, sid: int, path: Path, settings: dict, hidden: Path | None, cases: list,
+         build_root: Path, device: str, mode: str) -> dict:
+    source = path.read_text(errors="replace")
+    key = build_key(source, settings["arch_list"], f"precision={settings['precision']}")
+    return dict(settings, key=f"{problem.pid}_{sid}", mode=mode, device=device,
+                problem_path=str(problem.path), hidden_path=str(hidden) if hidden else None,
+                kernel_path=str(path.resolve()), build_key=key, build_dir=str(build_dir(build_root, key)),
+                cases=cases)
+
+
+def case_list(settings: dict, hidden: Path | None) -> list[dict]:
+    module = load_module(hidden) if hidden else None
+    return [c.to_dict() for c in correctness_cases(settings["num_correct_trials"], settings["seed"], module)]
+
+
+def child_environment(settings: dict, build_root: Path, gpu: str | None) -> dict:
+    env = dict(os.environ)
+    env["TORCH_CUDA_ARCH_LIST"] = settings["arch_list"]
+    env["TORCH_EXTENSIONS_DIR"] = str(build_root)
+    env["TRITON_CACHE_DIR"] = str(build_root / "triton")
+    env["CUDA_VISIBLE_DEVICES"] = gpu if gpu is not None else ""
+    return env
+
+
+class Progress:
+    """tqdm bar with correct / failed counts."""
+
+    def __init__(self, total: int, verbose: bool):
+        self.bar = tqdm(total=total, desc="eval", unit="kernel", dynamic_ncols=True)
+        self.counts = {"correct": 0, "failed": 0}
+        self.verbose = verbose
+
+    def update(self, key: str, record: dict) -> None:
+        self.counts["correct" if record["correctness"] else "failed"] += 1
+        self.bar.set_postfix(self.counts)
+        self.bar.update(1)
+        if self.verbose:
+            detail = record["metadata"].get("failed_case") or record["metadata"].get("error", "")
+            self.bar.write(f"{key}: {record['eval_status']} {str(detail)[:120]}")
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def evaluate_run(cfg: DictConfig) -> int:
+    settings = settings_from_config(cfg)
+    run_dir = Path(cfg.runs_dir) / str(cfg.run_name)
+    if not run_dir.is_dir():
+        raise UserError(f"run folder {run_dir} not found (check run_name= and runs_dir=)")
+    problems = problems_for(cfg)
+    hidden_dir = (Path(cfg.hidden_tests_dir) if cfg.hidden_tests_dir else DEFAULT_HIDDEN_DIR).resolve()
+    hidden = {p.pid: hidden_path(cfg.level, p.pid, hidden_dir) if cfg.use_hidden_tests else None for p in problems}
+    missing_hidden = [pid for pid, path in hidden.items() if path is not None and not path.is_file()]
+    if missing_hidden:
+        raise UserError(f"no hidden tests for level {cfg.level} problem(s) {missing_hidden[:10]} in {hidden_dir} "
+                        f"(run scripts/generate_hidden_inputs.py --level {cfg.level})")
+    devices = resolve_device(cfg.device, cfg.num_gpu_devices)
+    store = ResultStore(run_dir / result_filename(cfg.use_hidden_tests))
+    build_root = Path(cfg.kernel_eval_build_dir).resolve()
+    context = {"device": devices[0], "precision": settings["precision"],
+               "tf32_mode": settings["tf32_mode"], "atol": settings["atol"], "rtol": settings["rtol"],
+               "use_hidden_tests": bool(cfg.use_hidden_tests), "seed": settings["seed"]}
+
+    jobs, skipped = [], 0
+    for problem in problems:
+        cases = None
+        for sid in range(cfg.num_samples):
+            key = f"{problem.pid}_{sid}"
+            path = kernel_path(run_dir, cfg.level, problem.pid, sid)
+            if store.has(key):
+                skipped += 1
+            elif not path.is_file():
+                store.put(key, new_record(cfg.level, problem.pid, sid, problem.filename,
+                                          {"eval_status": "missing_kernel", "error": f"{path.name} not found"}, context))
+            else:
+                cases = cases or case_list(settings, hidden[problem.pid])
+                jobs.append((problem, sid, _job(problem, sid, path, settings, hidden[problem.pid], cases,
+                                                build_root, devices[0], "eval")))
+    print(f"{len(jobs)} kernel(s) to evaluate, {skipped} already done, on {devices[0]} x{len(devices)}; "
+          f"results -> {store.path}")
+    if cfg.build_cache and jobs:
+        jobs = precompile(jobs, settings, build_root, cfg.num_cpu_workers, store, context)
+    if jobs:
+        dispatch(jobs, settings, devices, build_root, store, context, cfg.verbose)
+    return summarize(store, problems, cfg.num_samples)
+
+
+def precompile(jobs: list, settings: dict, build_root: Path, workers: int, store: ResultStore,
+               context: dict) -> list:
+    """Build every pending kernel on CPU processes; compile errors are final and recorded here."""
+    env = child_environment(settings, build_root, gpu=None)
+    judge = Judge(settings, "cpu", env)
+    remaining = []
+    bar = tqdm(total=len(jobs), desc="build", unit="kernel", dynamic_ncols=True)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [(p, sid, job, pool.submit(judge.evaluate, dict(job, mode="compile", device="cpu")))
+                   for p, sid, job in jobs]
+        for problem, sid, job, future in futures:
+            built = future.result()
+            bar.update(1)
+            if built.get("eval_status") == "compile_error":
+                store.put(job["key"], new_record(problem.level, problem.pid, sid, problem.filename, built, context))
+            else:
+                remaining.append((problem, sid, job))
+    bar.close()
+    return remaining
+
+
+def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, store: ResultStore,
+             context: dict, verbose: bool) -> None:
+    ctx = mp.get_context("spawn")
+    job_queue, result_queue = ctx.Queue(), ctx.Queue()
+    by_key = {job["key"]: (problem, sid, job) for problem, sid, job in jobs}
+    for _, _, job in jobs:
+        job_queue.put(job)
+    workers = []
+    for worker_id, device in enumerate(devices):
+        gpu = None if device == "cpu" else device.split(":")[1]
+        env = child_environment(settings, build_root, gpu)
+        local_device = "cpu" if device == "cpu" else "cuda:0"
+        job_queue.put(None)  # one stop signal per judge
+        process = ctx.Process(target=judge_worker, args=(worker_id, settings, local_device, env, job_queue,
+                                                         result_queue), daemon=True)
+        process.start()
+        workers.append(process)
+    progress = Progress(len(jobs), verbose)
+    in_flight: dict[int, str] = {}
+    try:
+        while by_key:
+            try:
+                message = result_queue.get(timeout=5)
+            except queue.Empty:
+                _check_workers(workers, in_flight, by_key, store, context, progress)
+                if not any(w.is_alive() for w in workers) and by_key:
+                    raise UserError("every judge process died; see the records marked harness_error")
+                continue
+            if message[0] == "start":
+                in_flight[message[1]] = message[2]
+                continue
+            _, worker_id, key, judged = message
+            in_flight.pop(worker_id, None)
+            problem, sid, job = by_key.pop(key)
+            judged.setdefault("build_dir", job["build_dir"])
+            record = new_record(problem.level, problem.pid, sid, problem.filename, judged,
+                                dict(context, device=devices[worker_id]))
+            store.put(key, record)
+            progress.update(key, record)
+    finally:
+        progress.close()
+        for process in workers:
+            process.terminate() if process.is_alive() else None
+            process.join(timeout=10)
+
+
+def _check_workers(workers, in_flight, by_key, store, context, progress) -> None:
+    """A judge that died mid-job: record that job as a harness error (the others go on)."""
+    for worker_id, process in enumerate(workers):
+        if not process.is_alive() and worker_id in in_flight:
+            key = in_flight.pop(worker_id)
+            problem, sid, _ = by_key.pop(key)
+            judged = {"eval_status": "harness_error", "error": f"judge process died (exit {process.exitcode})"}
+            record = new_record(problem.level, problem.pid, sid, problem.filename, judged, context)
+            store.put(key, record)
+            progress.update(key, record)
+
+
+def summarize(store: ResultStore, problems: list[Problem], num_samples: int) -> int:
+    keys = [f"{p.pid}_{s}" for p in problems for s in range(num_samples)]
+    records = [store.records[k] for k in keys if k in store.records]
+    statuses: dict[str, int] = {}
+    for record in records:
+        statuses[record["eval_status"]] = statuses.get(record["eval_status"], 0) + 1
+    correct = statuses.get("correct", 0)
+    print(f"done: {correct}/{len(keys)} correct; " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
+    return 0

@@ -1,0 +1,259 @@
+"""The judge: a trusted process bound to one device that evaluates kernels one at a time.
+
+For each kernel it starts a fresh sandbox process, computes the reference outputs itself (with a
+fresh reference model run through the same cases in the same order), compares what the sandbox
+hands over, enforces the timeout and classifies every way the sandbox can fail. Nothing the kernel
+does in its own process can reach the reference, the comparison or the record.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from .channel import Channel, ChannelClosed, ChannelTimeout
+from .correctness import ReferenceError, check_reference, compare_outputs
+from .inputs import PRECISIONS, Case, build_model, case_inputs
+from .problems import load_module
+from .timing import set_tf32_mode
+from .transport import import_tensor
+
+# A sample counts as compiled once its file built and ModelNew can be constructed from it.
+NOT_COMPILED = ("compile_error", "load_error")
+PACKAGE_PARENT = str(Path(__file__).resolve().parents[1])
+
+
+class References:
+    """Reference outputs of the current problem, computed in case order from one fresh model and
+    kept (up to a byte budget) for the next sample of the same problem."""
+
+    def __init__(self, budget_bytes: int):
+        self.budget = budget_bytes
+        self.key = None
+
+    def reset(self, key, problem, hidden, job: dict, device: torch.device) -> None:
+        if key == self.key:
+            return
+        self.key, self.problem, self.hidden, self.job, self.device = key, problem, hidden, job, device
+        self.dtype = PRECISIONS[job["precision"]]
+        self.model, self.next_index, self.stored, self.stored_bytes = None, 0, {}, 0
+
+    def get(self, index: int, case: Case) -> list:
+        if index in self.stored:
+            return self.stored[index]
+        if self.model is None or index < self.next_index:
+            self.model = build_model(self.problem.Model, self.problem, self.job["seed"], self.device, self.dtype)
+            self.next_index = 0
+        result = None
+        cases = [Case(**c) for c in self.job["cases"]]
+        while self.next_index <= index:
+            result = self._compute(cases[self.next_index])
+            self._keep(self.next_index, result)
+            self.next_index += 1
+        return result
+
+    def _compute(self, case: Case) -> list:
+        try:
+            with torch.no_grad():
+                inputs = case_inputs(case, self.problem, self.hidden, self.device, self.dtype)
+                output = self.model(*inputs)
+        except Exception as exc:
+            raise ReferenceError(f"reference raised {type(exc).__name__}: {exc}") from exc
+        outputs = list(output) if isinstance(output, (tuple, list)) else [output]
+        check_reference(outputs)
+        return outputs
+
+    def _keep(self, index: int, outputs: list) -> None:
+        size = sum(o.nbytes for o in outputs if isinstance(o, torch.Tensor))
+        if self.stored_bytes + size <= self.budget:
+            self.stored[index] = outputs
+            self.stored_bytes += size
+
+
+class Judge:
+    def __init__(self, settings: dict, device: str, child_env: dict):
+        self.settings = settings
+        self.device = torch.device(device)
+        self.child_env = child_env
+        set_tf32_mode(settings["tf32_mode"])
+        self.references = References(int(settings["reference_cache_gb"] * (1 << 30)))
+
+    def evaluate(self, job: dict) -> dict:
+        """Evaluate one kernel; returns the per-sample record (see results.new_record)."""
+        started = time.monotonic()
+        workdir = Path(tempfile.mkdtemp(prefix="kbv_job_"))
+        record = {"eval_status": None, "cases": []}
+        try:
+            self._run_sandbox(job, workdir, record)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+            if self.device.type == "cuda":
+                torch.cuda.empty_cache()
+        record["eval_seconds"] = time.monotonic() - started
+        record["hardware"] = hardware_name(self.device)
+        return record
+
+    def _spawn(self, job: dict, workdir: Path):
+        to_child_r, to_child_w = os.pipe()
+        from_child_r, from_child_w = os.pipe()
+        job = dict(job, workdir=str(workdir))
+        job_path = workdir / "job.json"
+        job_path.write_text(json.dumps(job))
+        log = open(workdir / "log.txt", "wb")
+        env = dict(self.child_env)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [PACKAGE_PARENT, env.get("PYTHONPATH")]))
+        process = subprocess.Popen(
+            [sys.executable, "-m", "kernelbench_verified.sandbox", str(job_path),
+             str(to_child_r), str(from_child_w)],
+            pass_fds=(to_child_r, from_child_w), stdin=subprocess.DEVNULL, stdout=log,
+            stderr=subprocess.STDOUT, env=env, cwd=workdir, start_new_session=True)
+        os.close(to_child_r)
+        os.close(from_child_w)
+        log.close()
+        return process, Channel(from_child_r, to_child_w), job
+
+    def _run_sandbox(self, job: dict, workdir: Path, record: dict) -> None:
+        process, channel, job = self._spawn(job, workdir)
+        deadline = time.monotonic() + job["timeout"]
+        try:
+            self._converse(job, channel, deadline, record)
+        except ChannelTimeout:
+            record.update(eval_status="timeout", error=f"killed after the {job['timeout']} s timeout")
+        except ChannelClosed as exc:
+            code = _wait(process, 5)
+            record.update(eval_status="crashed", error=_describe_exit(code, str(exc)))
+        finally:
+            if _kill_group(process):
+                _remove_stale_locks(Path(job["build_dir"]))
+            os.close(channel.read_fd)
+            os.close(channel.write_fd)
+        if record["eval_status"] not in (None, "correct", "incorrect"):
+            record["log_tail"] = _tail(workdir / "log.txt")
+
+    def _converse(self, job: dict, channel: Channel, deadline: float, record: dict) -> None:
+        problem = hidden = None
+        if job["mode"] == "eval":
+            problem = load_module(job["problem_path"], "judge_problem")
+            hidden = load_module(job["hidden_path"], "judge_hidden") if job.get("hidden_path") else None
+            self.references.reset((job["problem_path"], job.get("hidden_path")), problem, hidden, job, self.device)
+        cases = [Case(**c) for c in job["cases"]]
+        while True:
+            message = channel.receive(deadline)
+            event = message.get("event")
+            if event == "compiled":
+                record["compiled"] = True
+            elif event == "error":
+                status = str(message.get("status", "runtime_error"))
+                record.update(eval_status=status, error=str(message.get("message", ""))[:4000],
+                              compiled=record.get("compiled", False) and status not in NOT_COMPILED)
+                for key in ("case", "phase", "compiler_output"):
+                    if key in message:
+                        record[key] = str(message[key])[:8000]
+                return
+            elif event == "output":
+                index = len(record["cases"])
+                verdict = self._judge_case(index, cases, message, Path(job["workdir"]))
+                record["cases"].append(verdict)
+                channel.send({"continue": verdict["passed"]})
+                if not verdict["passed"]:
+                    record["eval_status"] = "harness_error" if verdict.get("harness_error") else "incorrect"
+                    record["failed_case"] = verdict["case"]
+                    return
+            elif event == "memory":
+                record["memory_stats"] = message.get("stats")
+            elif event == "timing":
+                record["runtime_stats"] = message.get("stats")
+            elif event == "done":
+                record["precision_flags"] = message.get("precision_flags")
+                if job["mode"] == "eval":
+                    record["eval_status"] = "correct"
+                return
+
+    def _judge_case(self, index: int, cases: list, message: dict, workdir: Path) -> dict:
+        if index >= len(cases) or message.get("case") != cases[index].name:
+            return {"case": str(message.get("case")), "passed": False, "reason": "unexpected case order"}
+        case = cases[index]
+        try:
+            refs = self.references.get(index, case)
+        except ReferenceError as exc:
+            return {"case": case.name, "passed": False, "harness_error": True, "reason": str(exc)}
+        try:
+            outs = [import_tensor(d, workdir) if "value" not in d else d["value"]
+                    for d in message.get("outputs", [])]
+        except (ValueError, RuntimeError, TypeError, KeyError) as exc:
+            return {"case": case.name, "passed": False, "reason": f"unreadable output: {exc}"}
+        verdict = compare_outputs(refs, outs, self.settings["atol"], self.settings["rtol"])
+        del outs
+        return {"case": case.name, "seed": case.seed, "scale": case.scale, **verdict}
+
+
+def hardware_name(device: torch.device) -> str:
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    return f"cpu ({platform.machine()})"
+
+
+def _wait(process: subprocess.Popen, seconds: float):
+    try:
+        return process.wait(seconds)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def _kill_group(process: subprocess.Popen) -> bool:
+    """Kill the sandbox and everything it started; True if it was still running."""
+    was_running = process.poll() is None
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
+    return was_running
+
+
+def _remove_stale_locks(kernel_build_dir: Path) -> None:
+    """A build killed mid-way leaves cpp_extension's lock file, which would block every later load
+    of this kernel; only this kernel's own directory is touched."""
+    for lock in kernel_build_dir.glob("*/lock"):
+        lock.unlink(missing_ok=True)
+
+
+def _describe_exit(code, detail: str) -> str:
+    if code is None:
+        return f"the kernel's process stopped answering ({detail})"
+    if code < 0:
+        return f"the kernel's process was killed by signal {signal.Signals(-code).name}"
+    return f"the kernel's process exited with code {code} before finishing"
+
+
+def _tail(path: Path, limit: int = 3000) -> str:
+    try:
+        return path.read_bytes()[-limit:].decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def judge_worker(worker_id: int, settings: dict, device: str, child_env: dict, jobs, results) -> None:
+    """Process entry: take jobs until a None arrives; report ("start", ...) and ("done", ...)."""
+    os.environ.update(child_env)
+    judge = Judge(settings, device, child_env)
+    while True:
+        job = jobs.get()
+        if job is None:
+            return
+        results.put(("start", worker_id, job["key"]))
+        try:
+            record = judge.evaluate(job)
+        except Exception as exc:  # a judge bug must not lose the batch: record it as such
+            record = {"eval_status": "harness_error", "error": f"{type(exc).__name__}: {exc}", "cases": []}
+        results.put(("done", worker_id, job["key"], record))

@@ -1,0 +1,86 @@
+"""Result files: atomic JSON writes, reading with clear errors, and the per-sample record format.
+
+eval_results.json (eval_results_hidden.json with hidden tests) is one object keyed "{pid}_{sid}";
+each value keeps the reference KernelBench fields (sample_id, compiled, correctness, metadata,
+runtime, runtime_stats, peak_memory, memory_stats) and adds ours beside them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from .errors import UserError
+
+
+def write_json_atomic(path: str | Path, data) -> None:
+    """Write to a temporary file in the same folder, fsync, then rename over the target."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as handle:
+            json.dump(data, handle, indent=2, sort_keys=False)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_json(path: str | Path, what: str = "JSON file"):
+    path = Path(path)
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise UserError(f"{what} {path} not found") from None
+    except ValueError as exc:
+        raise UserError(f"{what} {path} is not valid JSON ({exc}); fix or move it, nothing was changed") from None
+
+
+def new_record(level: int, pid: int, sid: int, problem_file: str, judged: dict, context: dict) -> dict:
+    """The stored record of one sample, from the judge's raw record and the run's context."""
+    status = judged.get("eval_status") or "harness_error"
+    stats = judged.get("runtime_stats") or {}
+    memory = judged.get("memory_stats") or {}
+    metadata = {k: v for k, v in judged.items() if k not in ("runtime_stats", "memory_stats", "eval_status")}
+    metadata.update(context)
+    return {
+        "sample_id": sid,
+        "problem_id": pid,
+        "level": level,
+        "problem": problem_file,
+        "compiled": bool(judged.get("compiled", False)),
+        "correctness": status == "correct",
+        "eval_status": status,
+        "metadata": metadata,
+        "runtime": float(stats["mean"]) if status == "correct" and "mean" in stats else -1.0,
+        "runtime_stats": stats if status == "correct" else {},
+        "peak_memory": int(memory.get("peak_allocated", -1)) if status == "correct" else -1,
+        "memory_stats": memory if status == "correct" else {},
+    }
+
+
+class ResultStore:
+    """The run's result file: loaded once, rewritten atomically after every new record."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.records: dict = read_json(self.path, "result file") if self.path.exists() else {}
+        if not isinstance(self.records, dict):
+            raise UserError(f"result file {self.path} does not hold a JSON object; move it away to start over")
+
+    def has(self, key: str) -> bool:
+        return key in self.records and self.records[key].get("eval_status") != "missing_kernel"
+
+    def put(self, key: str, record: dict) -> None:
+        self.records[key] = record
+        write_json_atomic(self.path, dict(sorted(self.records.items(), key=lambda kv: _order(kv[0]))))
+
+
+def _order(key: str):
+    pid, _, sid = key.partition("_")
+    return (int(pid), int(sid)) if pid.isdigit() and sid.isdigit() else (1 << 30, key)

@@ -1,0 +1,98 @@
+"""The one timing function used for kernels and for baselines, and the precision flags in force.
+
+Each trial: optionally flush L2 (overwrite a buffer twice the L2 size), synchronise the device,
+record a start event, run the callable, synchronise the *whole device* (so work the callable puts on
+other streams is counted), record the end event. On the CPU the same loop uses perf_counter.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Callable
+
+import torch
+
+TF32_MODES = ("default", "high", "ieee")
+
+
+def set_tf32_mode(mode: str) -> None:
+    """default: PyTorch's defaults (cuBLAS TF32 off, cuDNN TF32 on); high: matmul precision 'high'
+    with cuDNN TF32 on; ieee: both off (true fp32)."""
+    torch.set_float32_matmul_precision("high" if mode == "high" else "highest")
+    torch.backends.cuda.matmul.allow_tf32 = mode == "high"
+    torch.backends.cudnn.allow_tf32 = mode != "ieee"
+
+
+def precision_flags() -> dict:
+    return {
+        "float32_matmul_precision": torch.get_float32_matmul_precision(),
+        "cuda_matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+        "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32,
+    }
+
+
+def _l2_flusher(device: torch.device) -> Callable[[], None]:
+    if device.type != "cuda":
+        return lambda: None
+    l2_bytes = torch.cuda.get_device_properties(device).L2_cache_size or (50 << 20)
+    buffer = torch.empty(2 * l2_bytes // 4, dtype=torch.int32, device=device)
+    return lambda: buffer.fill_(1)
+
+
+def summarize(times_ms: list[float]) -> dict:
+    """mean, median, std, min, max in milliseconds, unrounded."""
+    return {
+        "mean": statistics.fmean(times_ms),
+        "median": statistics.median(times_ms),
+        "std": statistics.stdev(times_ms) if len(times_ms) > 1 else 0.0,
+        "min": min(times_ms),
+        "max": max(times_ms),
+        "num_trials": len(times_ms),
+    }
+
+
+def time_function(fn: Callable[[], object], device: torch.device, num_trials: int = 100,
+                  num_warmup: int = 3, flush_l2: bool = True) -> dict:
+    """Time `fn()` num_trials times after num_warmup untimed calls; stats in milliseconds."""
+    cuda = device.type == "cuda"
+    sync = (lambda: torch.cuda.synchronize(device)) if cuda else (lambda: None)
+    flush = _l2_flusher(device) if flush_l2 else (lambda: None)
+    for _ in range(num_warmup):
+        fn()
+    sync()
+    times = []
+    for _ in range(num_trials):
+        flush()
+        sync()
+        if cuda:
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            torch.cuda.synchronize(device)
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end))
+        else:
+            t0 = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - t0) * 1e3)
+    stats = summarize(times)
+    stats.update(num_warmup=num_warmup, l2_flush=bool(flush_l2 and cuda), device=str(device))
+    return stats
+
+
+def peak_memory(fn: Callable[[], object], device: torch.device) -> dict:
+    """Peak allocated bytes over one call after a reset (parameters and inputs included)."""
+    if device.type != "cuda":
+        return {"peak_allocated": -1, "note": "peak memory is measured on CUDA devices only"}
+    torch.cuda.synchronize(device)
+    torch.cuda.reset_peak_memory_stats(device)
+    before = torch.cuda.memory_allocated(device)
+    fn()
+    torch.cuda.synchronize(device)
+    return {
+        "peak_allocated": torch.cuda.max_memory_allocated(device),
+        "allocated_before": before,
+        "peak_reserved": torch.cuda.max_memory_reserved(device),
+    }

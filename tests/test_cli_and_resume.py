@@ -1,0 +1,84 @@
+"""The script's behaviour on bad input, and resuming a run that was killed."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, make_run, tiny_overrides
+
+SCRIPT = ROOT / "scripts" / "eval_from_generations.py"
+
+
+def run_script(*args, timeout=120):
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["level=7"], "unknown level 7"),
+    (["precision=fp64"], "precision='fp64' is not one of"),
+    (["num_samples=0"], "num_samples=0 must be an integer >= 1"),
+    (["no_such_key=1"], "bad config override"),
+    (["gpu_arch=[Kepler2]"], "unknown gpu_arch 'Kepler2'"),
+    (["subset=[1,2,3]"], "subset="),
+])
+def test_bad_config_values_give_one_line_errors(tmp_path, overrides, message):
+    make_run(tmp_path, "r", {(1, 0): "relu_correct"})
+    base = [o for o in tiny_overrides(tmp_path, "r") if o.split("=")[0] not in {x.split("=")[0] for x in overrides}]
+    result = run_script(*base, *overrides)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_run_folder_and_required_keys(tmp_path):
+    result = run_script(*tiny_overrides(tmp_path, "nothing_here"))
+    assert result.returncode == 2 and "run folder" in result.stderr and "not found" in result.stderr
+    result = run_script("level=1")
+    assert result.returncode == 2 and "missing required config key(s): run_name" in result.stderr
+
+
+def test_malformed_result_file_is_reported_and_left_untouched(tmp_path):
+    run_dir = make_run(tmp_path, "r", {(1, 0): "relu_correct"})
+    broken = run_dir / "eval_results.json"
+    broken.write_text("{ not json")
+    result = run_script(*tiny_overrides(tmp_path, "r"))
+    assert result.returncode == 2 and "is not valid JSON" in result.stderr
+    assert broken.read_text() == "{ not json"
+
+
+def test_missing_hidden_tests_are_named(tmp_path):
+    make_run(tmp_path, "r", {(1, 0): "relu_correct"})
+    result = run_script(*tiny_overrides(tmp_path, "r", hidden_tests_dir=str(tmp_path / "none"),
+                                        use_hidden_tests=True))
+    assert result.returncode == 2 and "no hidden tests for level 1" in result.stderr
+
+
+def test_killed_run_resumes_without_reevaluating_finished_samples(tmp_path):
+    run_dir = make_run(tmp_path, "r", {(1, 0): "relu_correct", (1, 1): "relu_sleeps_forever",
+                                        (1, 2): "relu_correct"})
+    results = run_dir / "eval_results.json"
+    process = subprocess.Popen([sys.executable, str(SCRIPT), *tiny_overrides(tmp_path, "r", num_samples=3, subset="[1,1]")],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (results.exists() and "1_0" in json.loads(results.read_text())):
+        time.sleep(0.5)
+    os.killpg(process.pid, signal.SIGKILL)  # the whole run, judge and sandbox included
+    process.wait()
+    first = json.loads(results.read_text())
+    assert list(first) == ["1_0"] and first["1_0"]["eval_status"] == "correct"
+
+    (run_dir / "level_1_problem_1_sample_1_kernel.py").write_text(
+        (ROOT / "examples/tiny/kernels/relu_correct.py").read_text())
+    result = run_script(*tiny_overrides(tmp_path, "r", num_samples=3, subset="[1,1]"))
+    assert result.returncode == 0, result.stderr
+    assert "2 kernel(s) to evaluate, 1 already done" in result.stdout
+    final = json.loads(results.read_text())
+    assert final["1_0"] == first["1_0"]
+    assert [final[k]["eval_status"] for k in ("1_0", "1_1", "1_2")] == ["correct"] * 3

@@ -1,0 +1,100 @@
+"""End-to-end verdicts of the evaluator on the CPU, one batch of example kernels."""
+
+import json
+
+import pytest
+
+from conftest import load_config, make_run, tiny_overrides
+from kernelbench_verified.evaluate import evaluate_run
+
+BATCH = {
+    (1, 0): "relu_correct",
+    (1, 1): "relu_identity_shortcut",
+    (1, 2): "relu_saturating",
+    (1, 3): "relu_patch_allclose",
+    (1, 4): "relu_patch_tensor_ops",
+    (1, 5): "relu_raises",
+    (1, 6): "relu_os_exit",
+    (1, 7): "no_model_new",
+    (1, 8): "relu_cpp",
+    (1, 9): "relu_compile_error",
+    (2, 0): "matmul_correct",
+    (3, 0): "linear_gelu_correct",
+    (4, 0): "cross_entropy_correct",
+}
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    runs = tmp_path_factory.mktemp("runs")
+    run_dir = make_run(runs, "batch", BATCH)
+    cfg = load_config("eval", tiny_overrides(runs, "batch", num_samples=10, use_hidden_tests=True,
+                                             build_cache=True, timeout=300))
+    assert evaluate_run(cfg) == 0
+    return json.loads((run_dir / "eval_results_hidden.json").read_text())
+
+
+def test_correct_kernels_pass_every_case_and_are_timed(results):
+    for key in ("1_0", "1_8", "2_0", "3_0", "4_0"):
+        record = results[key]
+        assert record["eval_status"] == "correct", (key, record["metadata"].get("error"))
+        assert record["correctness"] and record["compiled"]
+        names = [c["case"] for c in record["metadata"]["cases"]]
+        assert names == [f"trial_{i}" for i in range(5)] + ["D1", "D2", "D3", "D4"]
+        stats = record["runtime_stats"]
+        assert stats["num_trials"] == 5 and 0 < stats["min"] <= stats["median"] <= stats["max"]
+        assert record["runtime"] == stats["mean"]
+
+
+def test_identity_shortcut_passes_visible_inputs_and_fails_d4(results):
+    record = results["1_1"]
+    assert record["eval_status"] == "incorrect" and not record["correctness"]
+    assert record["metadata"]["failed_case"] == "D4"
+    passed = [c["case"] for c in record["metadata"]["cases"] if c["passed"]]
+    assert passed == [f"trial_{i}" for i in range(5)] + ["D1", "D2", "D3"]
+
+
+def test_scale_dependent_approximation_fails_d2(results):
+    record = results["1_2"]
+    assert record["metadata"]["failed_case"] == "D2"
+    assert record["metadata"]["cases"][-1]["max_abs_diff"] > 0.5
+
+
+@pytest.mark.parametrize("key", ["1_3", "1_4"])
+def test_patching_comparison_functions_in_the_kernel_process_changes_nothing(results, key):
+    record = results[key]
+    assert record["eval_status"] == "incorrect"
+    assert record["metadata"]["failed_case"] == "trial_0"
+
+
+def test_failures_are_recorded_with_distinct_reasons(results):
+    assert results["1_5"]["eval_status"] == "runtime_error"
+    assert "too many threads" in results["1_5"]["metadata"]["error"]
+    assert results["1_6"]["eval_status"] == "crashed"
+    assert "exited with code 1" in results["1_6"]["metadata"]["error"]
+    assert results["1_7"]["eval_status"] == "load_error"
+    assert not results["1_7"]["compiled"]
+
+
+def test_compile_error_keeps_the_compiler_text(results):
+    record = results["1_9"]
+    assert record["eval_status"] == "compile_error" and not record["compiled"]
+    assert "expected" in record["metadata"]["compiler_output"]
+
+
+def test_reference_compatible_fields(results):
+    for record in results.values():
+        for field in ("sample_id", "compiled", "correctness", "metadata", "runtime", "runtime_stats",
+                      "peak_memory", "memory_stats"):
+            assert field in record
+        assert record["metadata"]["precision"] == "fp32"
+
+
+def test_hung_kernel_is_killed_and_the_batch_goes_on(tmp_path):
+    run_dir = make_run(tmp_path, "hang", {(1, 0): "relu_sleeps_forever", (1, 1): "relu_correct"})
+    cfg = load_config("eval", tiny_overrides(tmp_path, "hang", num_samples=2, timeout=12))
+    evaluate_run(cfg)
+    results = json.loads((run_dir / "eval_results.json").read_text())
+    assert results["1_0"]["eval_status"] == "timeout"
+    assert "12.0 s timeout" in results["1_0"]["metadata"]["error"]
+    assert results["1_1"]["eval_status"] == "correct"

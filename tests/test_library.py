@@ -1,0 +1,109 @@
+"""Unit behaviour of the library pieces the evaluator is built from."""
+
+import json
+import math
+
+import pytest
+import torch
+
+from conftest import TINY
+from kernelbench_verified.build import arch_list, build_key, trim_compiler_output
+from kernelbench_verified.correctness import compare_outputs
+from kernelbench_verified.errors import UserError
+from kernelbench_verified.hidden_tests import generate_hidden_tests
+from kernelbench_verified.inputs import case_inputs, correctness_cases, scale_inputs
+from kernelbench_verified.problems import list_problems, load_module
+from kernelbench_verified.results import write_json_atomic
+
+
+def test_arch_names_and_capabilities():
+    assert arch_list(["Hopper"]) == "9.0"
+    assert arch_list(["Ampere", "Hopper", "9.0"]) == "8.0;8.6;9.0"
+    assert arch_list(["sm_90a"]) == "9.0a"
+    with pytest.raises(UserError, match="unknown gpu_arch"):
+        arch_list(["Fermi"])
+
+
+def test_build_key_depends_on_source_arch_and_flags():
+    keys = {build_key("a", "9.0"), build_key("b", "9.0"), build_key("a", "8.0"), build_key("a", "9.0", "x")}
+    assert len(keys) == 4 and build_key("a", "9.0") == build_key("a", "9.0")
+
+
+def test_compiler_output_is_trimmed_to_errors():
+    text = "\n".join([f"noise line {i}" for i in range(200)] + ["x.cu(3): error: expected a ';'"])
+    trimmed = trim_compiler_output(text)
+    assert "expected a ';'" in trimmed and "noise line 5\n" not in trimmed
+
+
+def test_scaling_touches_floating_point_tensors_only():
+    ints, flags, floats = torch.tensor([1, 2]), torch.tensor([True, False]), torch.tensor([1.0, -2.0])
+    out = scale_inputs([floats, ints, flags, 3.5], -1.0)
+    assert torch.equal(out[0], -floats) and torch.equal(out[1], ints) and torch.equal(out[2], flags)
+    assert out[3] == 3.5
+
+
+def test_comparison_rules():
+    ref = torch.tensor([1.0, 2.0, 3.0])
+    assert compare_outputs([ref], [ref + 5e-4], 1e-3, 1e-3)["passed"]
+    assert not compare_outputs([ref], [ref + 1e-2], 1e-3, 1e-3)["passed"]
+    nan = compare_outputs([ref], [torch.tensor([1.0, math.nan, 3.0])], 1e-3, 1e-3)
+    assert not nan["passed"] and nan["nonfinite"] == 1
+    assert "shape mismatch" in compare_outputs([ref], [ref[:2]], 1e-3, 1e-3)["reason"]
+    pair = compare_outputs([ref, ref], [ref, ref * 2], 1e-3, 1e-3)
+    assert not pair["passed"]
+    assert compare_outputs([torch.tensor([3, 1])], [torch.tensor([3, 1])], 0, 0)["passed"]
+    assert not compare_outputs([torch.tensor([3, 1])], [torch.tensor([3, 2])], 0, 0)["passed"]
+
+
+def test_problem_listing_errors(tmp_path):
+    with pytest.raises(UserError, match="unknown level"):
+        list_problems(9)
+    with pytest.raises(UserError, match="level 2 not found"):
+        list_problems(2, tmp_path)
+    (tmp_path / "level1").mkdir()
+    (tmp_path / "level1" / "3_A.py").write_text("")
+    (tmp_path / "level1" / "3_B.py").write_text("")
+    with pytest.raises(UserError, match="duplicate problem id 3"):
+        list_problems(1, tmp_path)
+    assert [p.pid for p in list_problems(1, TINY / "KernelBench", (2, 3))] == [2, 3]
+
+
+def test_hidden_files_are_byte_identical_and_inputs_repeatable(tmp_path):
+    out = tmp_path / "hidden_tests"
+    generate_hidden_tests(1, None, False, False, TINY / "KernelBench", out)
+    first = {p.name: p.read_bytes() for p in (out / "level1").iterdir()}
+    generate_hidden_tests(1, None, False, False, TINY / "KernelBench", out)
+    assert first == {p.name: p.read_bytes() for p in (out / "level1").iterdir()}
+    assert first == {p.name: p.read_bytes() for p in (TINY / "hidden_tests" / "level1").iterdir()}
+
+    hidden = load_module(TINY / "hidden_tests" / "level1" / "4_hidden.py")
+    one, two = hidden.get_hidden_inputs(), hidden.get_hidden_inputs()
+    assert [name for name, _ in hidden.DISTRIBUTIONS] == ["D1", "D2", "D3", "D4"]
+    for a, b in zip(one, two):
+        assert all(torch.equal(x, y) for x, y in zip(a, b))
+    base = one[0]
+    for (name, scale), inputs in zip(hidden.DISTRIBUTIONS, one):
+        assert inputs[1].dtype == torch.int64  # class targets are never scaled or cast
+        if scale < 0:
+            assert (inputs[0] <= 0).all()
+
+
+def test_upstream_format_hidden_module_is_accepted(tmp_path):
+    upstream = tmp_path / "1_hidden.py"
+    upstream.write_text("import torch\n\ndef get_hidden_inputs():\n"
+                        "    return [[torch.rand(16, 1024) * s] for s in (1.0, 3.0, -1.0)]\n")
+    module = load_module(upstream)
+    cases = correctness_cases(2, 42, module)
+    assert [c.name for c in cases] == ["trial_0", "trial_1", "D1", "D2", "D3"]
+    problem = load_module(TINY / "KernelBench" / "level1" / "1_ReLU.py")
+    inputs = case_inputs(cases[-1], problem, module, torch.device("cpu"), torch.float32)
+    assert inputs[0].shape == (16, 1024) and (inputs[0] <= 0).all()
+
+
+def test_atomic_write_leaves_old_file_on_failure(tmp_path):
+    path = tmp_path / "r.json"
+    write_json_atomic(path, {"a": 1})
+    with pytest.raises(TypeError):
+        write_json_atomic(path, {"a": object()})
+    assert json.loads(path.read_text()) == {"a": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
