@@ -1,0 +1,34 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Takes the mean over one dimension, dropping it."""
+
+    def __init__(self, dim: int):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """
+        Args:
+            x: (batch_size, dim1, dim2) float32.
+
+        Returns:
+            (batch_size, dim2) float32 for reduce_dim = 1: mean over that dim.
+        """
+        return torch.mean(x, dim=self.dim)
+
+
+batch_size = 128
+dim1 = 4096
+dim2 = 4095
+reduce_dim = 1
+
+
+def get_inputs():
+    return [torch.rand(batch_size, dim1, dim2)]
+
+
+def get_init_inputs():
+    return [reduce_dim]

@@ -1,0 +1,34 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Takes the minimum value along one dimension (values only, no indices)."""
+
+    def __init__(self, dim: int):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """
+        Args:
+            x: (batch_size, dim1, dim2) float32.
+
+        Returns:
+            float32 minima with dimension `dim` of x removed; (batch_size, dim2) for dim=1.
+        """
+        return torch.min(x, dim=self.dim).values
+
+
+batch_size = 128
+dim1 = 4096
+dim2 = 4095
+dim = 1
+
+
+def get_inputs():
+    return [torch.rand(batch_size, dim1, dim2)]
+
+
+def get_init_inputs():
+    return [dim]

@@ -1,0 +1,61 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Grouped 2-D transposed convolution with a rectangular kernel and per-axis stride,
+    padding and dilation (no bias by default)."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: tuple,
+        stride: tuple = (1, 1),
+        padding: tuple = (0, 0),
+        dilation: tuple = (1, 1),
+        groups: int = 1,
+        bias: bool = False,
+    ):
+        super().__init__()
+        self.conv_transpose2d = nn.ConvTranspose2d(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride=stride,
+            padding=padding,
+            dilation=dilation,
+            groups=groups,
+            bias=bias,
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """
+        Args:
+            x: (batch_size, in_channels, height, width) float32.
+
+        Returns:
+            (batch_size, out_channels, height_out, width_out) float32, where along axis i:
+            out = (in - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel_size[i] - 1) + 1.
+        """
+        return self.conv_transpose2d(x)
+
+
+batch_size = 16
+in_channels = 32
+out_channels = 64
+kernel_size = (3, 5)
+height = 128
+width = 256
+stride = (2, 3)
+padding = (1, 2)
+dilation = (2, 1)
+groups = 4
+
+
+def get_inputs():
+    return [torch.rand(batch_size, in_channels, height, width)]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels, kernel_size, stride, padding, dilation, groups]

@@ -1,0 +1,38 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Linear layer, multiplies by a learned per-feature scale, then BatchNorm1d
+    (training-mode batch statistics)."""
+
+    def __init__(self, in_features, out_features, scale_shape, eps=1e-5, momentum=0.1):
+        super().__init__()
+        self.gemm = nn.Linear(in_features, out_features)
+        self.scale = nn.Parameter(torch.randn(scale_shape))
+        self.bn = nn.BatchNorm1d(out_features, eps=eps, momentum=momentum)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """
+        Args:
+            x: (batch_size, in_features) float32.
+
+        Returns:
+            (batch_size, out_features) float32.
+        """
+        x = self.gemm(x) * self.scale
+        return self.bn(x)
+
+
+batch_size = 1024
+in_features = 8192
+out_features = 8192
+scale_shape = (out_features,)
+
+
+def get_inputs():
+    return [torch.rand(batch_size, in_features)]
+
+
+def get_init_inputs():
+    return [in_features, out_features, scale_shape]

@@ -1,0 +1,37 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """2-D convolution, ReLU, then hard-swish written out: x * clamp((x + 3) / 6, 0, 1)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """
+        Args:
+            x: (batch_size, in_channels, height, width) float32.
+
+        Returns:
+            (batch_size, out_channels, height - kernel_size + 1, width - kernel_size + 1) float32.
+        """
+        x = torch.relu(self.conv(x))
+        return x * torch.clamp((x + 3) / 6, 0, 1)
+
+
+batch_size = 128
+in_channels = 8
+out_channels = 64
+height = 128
+width = 128
+kernel_size = 3
+
+
+def get_inputs():
+    return [torch.rand(batch_size, in_channels, height, width)]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels, kernel_size]

@@ -1,0 +1,46 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """3-D transposed convolution, max pooling with kernel 2, max pooling with kernel 3,
+    then sum over channels (kept as a size-1 axis)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding):
+        super().__init__()
+        self.conv_transpose = nn.ConvTranspose3d(
+            in_channels, out_channels, kernel_size, stride=stride, padding=padding
+        )
+        self.max_pool1 = nn.MaxPool3d(kernel_size=2)
+        self.max_pool2 = nn.MaxPool3d(kernel_size=3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """
+        Args:
+            x: (batch_size, in_channels, depth, height, width) float32.
+
+        Returns:
+            (batch_size, 1, D, H, W) float32, where each spatial size S becomes
+            ((S - 1) * stride - 2 * padding + kernel_size) // 2 // 3.
+        """
+        x = self.conv_transpose(x)
+        x = self.max_pool1(x)
+        x = self.max_pool2(x)
+        return torch.sum(x, dim=1, keepdim=True)
+
+
+batch_size = 16
+in_channels = 32
+out_channels = 64
+depth, height, width = 32, 32, 32
+kernel_size = 5
+stride = 2
+padding = 2
+
+
+def get_inputs():
+    return [torch.rand(batch_size, in_channels, depth, height, width)]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels, kernel_size, stride, padding]
