@@ -1,0 +1,57 @@
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    """Multi-head causal self-attention with ReLU in place of softmax: scores
+    q k^T / sqrt(head_dim) are masked above the diagonal with -inf and passed through ReLU
+    (masked entries become 0, rows are not normalised), then applied to v; heads are merged.
+    There is no output projection: c_proj is created but never used."""
+
+    def __init__(self, n_embd, n_head, max_seqlen):
+        super().__init__()
+        assert n_embd % n_head == 0
+        self.c_attn = nn.Linear(n_embd, 3 * n_embd)
+        self.c_proj = nn.Linear(n_embd, n_embd)  # unused in forward
+        mask = torch.tril(torch.ones(max_seqlen, max_seqlen))
+        self.register_buffer("bias", mask.view(1, 1, max_seqlen, max_seqlen))
+        self.n_head = n_head
+        self.n_embd = n_embd
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """
+        Args:
+            x: (batch_size, seq_len, n_embd) float32, seq_len <= max_seqlen.
+
+        Returns:
+            (batch_size, seq_len, n_embd) float32.
+        """
+        b, t, c = x.shape
+        nh = self.n_head
+        q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
+        q = q.view(b, t, nh, c // nh).transpose(1, 2)       # (B, nh, T, hd)
+        k = k.view(b, t, nh, c // nh).transpose(1, 2)
+        v = v.view(b, t, nh, c // nh).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.shape[-1]))
+        att = att.masked_fill(self.bias[:, :, :t, :t] == 0, float("-inf"))
+        att = F.relu(att)
+        y = att @ v
+        return y.transpose(1, 2).contiguous().view(b, t, c)
+
+
+batch_size = 16
+max_seqlen = 1024
+seq_len = 1024
+n_embd = 768
+n_head = 12
+
+
+def get_inputs():
+    return [torch.rand(batch_size, seq_len, n_embd)]
+
+
+def get_init_inputs():
+    return [n_embd, n_head, max_seqlen]
