@@ -25,7 +25,7 @@ from .hidden_tests import DEFAULT_HIDDEN_DIR, hidden_path
 from .inputs import PRECISIONS, correctness_cases
 from .judge import Judge, judge_worker
 from .problems import Problem, list_problems, load_module
-from .results import ResultStore, new_record
+from .results import ResultStore, new_record, read_json, write_json_atomic
 from .timing import TF32_MODES
 
 
@@ -71,8 +71,9 @@ def settings_from_config(cfg: DictConfig) -> dict:
     for key, minimum in (("level", 1), ("num_samples", 1), ("num_gpu_devices", 1), ("num_cpu_workers", 1),
                          ("num_correct_trials", 1), ("num_perf_trials", 1), ("num_warmup", 0), ("seed", 0)):
         require_int(cfg, key, minimum)
-    if not isinstance(cfg.timeout, (int, float)) or cfg.timeout <= 0:
-        raise UserError(f"timeout={cfg.timeout!r} must be a positive number of seconds")
+    for key in ("timeout", "compile_timeout"):
+        if isinstance(cfg[key], bool) or not isinstance(cfg[key], (int, float)) or cfg[key] <= 0:
+            raise UserError(f"{key}={cfg[key]!r} must be a positive number of seconds")
     tolerance = DEFAULT_TOLERANCE[precision]
     return {
         "precision": precision,
@@ -80,6 +81,7 @@ def settings_from_config(cfg: DictConfig) -> dict:
         "atol": float(cfg.atol if cfg.atol is not None else tolerance),
         "rtol": float(cfg.rtol if cfg.rtol is not None else tolerance),
         "timeout": float(cfg.timeout),
+        "compile_timeout": float(cfg.compile_timeout),
         "seed": cfg.seed,
         "num_correct_trials": cfg.num_correct_trials,
         "num_perf_trials": cfg.num_perf_trials,
@@ -194,8 +196,7 @@ def precompile(jobs: list, settings: dict, build_root: Path, workers: int, store
     remaining = []
     bar = tqdm(total=len(jobs), desc="build", unit="kernel", dynamic_ncols=True)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [(p, sid, job, pool.submit(judge.evaluate, dict(job, mode="compile", device="cpu")))
-                   for p, sid, job in jobs]
+        futures = [(p, sid, job, pool.submit(_build_once, judge, job)) for p, sid, job in jobs]
         for problem, sid, job, future in futures:
             built = future.result()
             bar.update(1)
@@ -205,6 +206,19 @@ def precompile(jobs: list, settings: dict, build_root: Path, workers: int, store
                 remaining.append((problem, sid, job))
     bar.close()
     return remaining
+
+
+def _build_once(judge: Judge, job: dict) -> dict:
+    """Precompile one kernel unless its build directory already holds the (deterministic) outcome:
+    the key covers source, toolchain, architectures and flags, so a re-run compiles nothing."""
+    marker = Path(job["build_dir"]) / "build_result.json"
+    if marker.is_file():
+        return read_json(marker, "build marker")
+    built = judge.evaluate(dict(job, mode="compile", device="cpu", timeout=job["compile_timeout"]))
+    if built.get("compiled") or built.get("eval_status") == "compile_error":
+        outcome = {k: built[k] for k in ("compiled", "eval_status", "error", "compiler_output") if k in built}
+        write_json_atomic(marker, outcome)
+    return built
 
 
 def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, store: ResultStore,

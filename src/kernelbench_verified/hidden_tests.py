@@ -63,34 +63,6 @@ def filtered_path(hidden_dir: str | Path | None = None) -> Path:
     return Path(hidden_dir or DEFAULT_HIDDEN_DIR) / "filtered_configs.json"
 
 
-def validate_distributions(problem: Problem, device, distributions=HIDDEN_DISTRIBUTIONS) -> dict:
-    """Run the reference on every distribution; return {name: reason} for those to leave out
-    (the reference raised or produced NaN/Inf). The model is in eval mode, as upstream validated."""
-    import torch
-
-    from .correctness import ReferenceError, check_reference
-    from .inputs import build_model
-
-    module = load_module(problem.path)
-    model = build_model(module.Model, module, 42, device, torch.float32)
-    if isinstance(model, torch.nn.Module):
-        model.eval()
-    seed = hidden_seed(problem.level, problem.pid)
-    dropped = {}
-    for i, (name, scale) in enumerate(distributions):
-        try:
-            with torch.no_grad():
-                output = model(*seeded_inputs(module, seed + i, scale, device))
-            check_reference(list(output) if isinstance(output, (tuple, list)) else [output])
-        except ReferenceError as exc:
-            dropped[name] = str(exc)
-        except Exception as exc:
-            dropped[name] = f"reference raised {type(exc).__name__}: {str(exc)[:200]}"
-        finally:
-            output = None
-    return dropped
-
-
 def generate_hidden_tests(level: int, pids, validate: bool, dry_run: bool, problems_dir=None,
                           out_dir=None, device: str = "auto") -> None:
     """Write (or, with dry_run, list) the hidden-test files of a level; see the script's docstring."""
@@ -115,7 +87,9 @@ def generate_hidden_tests(level: int, pids, validate: bool, dry_run: bool, probl
     bar = tqdm(problems, desc=f"hidden level {level}", unit="problem", disable=dry_run)
     for problem in bar:
         if validate:
-            dropped = validate_distributions(problem, run_on)
+            from .validation import dropped_distributions, probe_problem
+
+            dropped = dropped_distributions(probe_problem(problem, run_on, timing_trials=0))
             level_log.pop(str(problem.pid), None)
             if dropped:
                 level_log[str(problem.pid)] = dropped

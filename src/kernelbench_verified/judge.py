@@ -152,6 +152,7 @@ class Judge:
             event = message.get("event")
             if event == "compiled":
                 record["compiled"] = True
+                record["load_seconds"] = message.get("load_seconds")
             elif event == "error":
                 status = str(message.get("status", "runtime_error"))
                 record.update(eval_status=status, error=str(message.get("message", ""))[:4000],

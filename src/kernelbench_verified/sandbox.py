@@ -12,6 +12,7 @@ import inspect
 import json
 import os
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -91,10 +92,11 @@ def run(job: dict, channel: Channel) -> None:
     dtype = PRECISIONS[job["precision"]]
     problem = load_module(job["problem_path"], "problem_under_test")
     hidden = load_module(job["hidden_path"], "hidden_under_test") if job.get("hidden_path") else None
+    started = time.monotonic()
     kernel = _load_kernel(job, channel)
     if kernel is None:
         return
-    channel.send({"event": "compiled"})
+    channel.send({"event": "compiled", "load_seconds": time.monotonic() - started})
     if job["mode"] == "compile":
         return
     model_cls = getattr(kernel, "ModelNew", None)
