@@ -1,0 +1,81 @@
+import torch
+import torch.nn as nn
+
+try:
+    import transformers
+except ImportError as exc:
+    raise ImportError(
+        "level 4 problems need the Hugging Face transformers package: pip install transformers"
+    ) from exc
+
+
+class Model(nn.Module):
+    """
+    OPT-1.3B: a forward pass of facebook/opt-1.3b
+    as AutoModelForCausalLM builds it (OPTForCausalLM); int64 token ids in, vocabulary logits out.
+
+    24 pre-LayerNorm decoder blocks with causal attention, learned positions (table offset by 2),
+    ReLU MLP, final LayerNorm and an LM head tied to the token embedding.
+
+    The architecture is built from the hyper-parameters in HF_CONFIG with random weights: nothing is
+    downloaded. The inner model is put in eval mode (as from_pretrained returns it), so dropout is off.
+    """
+
+    def __init__(self, model_name, config):
+        super().__init__()
+        self.model_name = model_name
+        hf_config = transformers.AutoConfig.for_model(**dict(config))
+        self.model = transformers.AutoModelForCausalLM.from_config(hf_config)
+        self.model.eval()
+
+    def forward(self, x):
+        """
+        Args:
+            x: (batch_size, sequence_length) int64 token ids in [0, vocab_size).
+
+        Returns:
+            (batch_size, sequence_length, vocab_size) float32 logits.
+        """
+        # An all-ones attention mask (no padding) gives the same logits as passing none, but spares
+        # transformers its padding / packed-sequence checks, which read token values on the host (a
+        # device sync, and impossible on the meta device). No KV cache: one full-sequence pass.
+        return self.model(input_ids=x, attention_mask=torch.ones_like(x), use_cache=False).logits
+
+
+model_name = "facebook/opt-1.3b"
+batch_size = 512
+sequence_length = 32
+
+# Public hyper-parameters of facebook/opt-1.3b.
+# Dropout rates are left at the config class defaults: the model runs in eval mode, where they do nothing.
+HF_CONFIG = {
+    "model_type": "opt",
+    "vocab_size": 50272,
+    "hidden_size": 2048,
+    "word_embed_proj_dim": 2048,  # token embedding width = hidden size, so no project_in/project_out layers
+    "num_hidden_layers": 24,
+    "num_attention_heads": 32,
+    "ffn_dim": 8192,
+    "max_position_embeddings": 2048,
+    "activation_function": "relu",
+    "do_layer_norm_before": True,  # pre-LayerNorm
+    # Not stated in the catalog: OPTConfig defaults (biases on, affine LayerNorms, padding id 1 whose
+    # embedding row is initialised to zero, lm_head shares the token embedding matrix).
+    "enable_bias": True,
+    "layer_norm_elementwise_affine": True,
+    "pad_token_id": 1,
+    "tie_word_embeddings": True,
+    # Eager attention (plain matmul, softmax, matmul): the one backend that all seven level-4
+    # architectures implement, and unlike SDPA its result does not depend on which fused kernel a GPU picks.
+    "attn_implementation": "eager",
+}
+
+vocab_size = HF_CONFIG["vocab_size"]
+
+
+def get_inputs():
+    return [torch.randint(0, vocab_size, (batch_size, sequence_length))]
+
+
+def get_init_inputs():
+    return [model_name, HF_CONFIG]
