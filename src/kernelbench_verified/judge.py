@@ -8,7 +8,6 @@ does in its own process can reach the reference, the comparison or the record.
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import shutil
@@ -17,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -80,65 +80,85 @@ class References:
             self.stored_bytes += size
 
 
+@dataclass
+class Sandbox:
+    """A started sandbox process waiting for its job, with its private directory and channel."""
+
+    process: subprocess.Popen
+    channel: Channel
+    workdir: Path
+
+    def close(self) -> None:
+        os.close(self.channel.read_fd)
+        os.close(self.channel.write_fd)
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
 class Judge:
-    def __init__(self, settings: dict, device: str, child_env: dict):
+    def __init__(self, settings: dict, device: str, child_env: dict, prestart: bool = False):
         self.settings = settings
         self.device = torch.device(device)
         self.child_env = child_env
         set_tf32_mode(settings["tf32_mode"])
         self.references = References(int(settings["reference_cache_gb"] * (1 << 30)))
+        # A sandbox started ahead: its torch import (seconds) overlaps the current evaluation.
+        self.prestart = prestart
+        self._spare: Sandbox | None = None
 
     def evaluate(self, job: dict) -> dict:
         """Evaluate one kernel; returns the per-sample record (see results.new_record)."""
         started = time.monotonic()
-        workdir = Path(tempfile.mkdtemp(prefix="kbv_job_"))
+        sandbox, self._spare = self._spare or self._start_sandbox(), None
+        if self.prestart:
+            self._spare = self._start_sandbox()
         record = {"eval_status": None, "cases": []}
         try:
-            self._run_sandbox(job, workdir, record)
+            self._run_sandbox(dict(job, workdir=str(sandbox.workdir)), sandbox, record)
         finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+            sandbox.close()
             if self.device.type == "cuda":
                 torch.cuda.empty_cache()
         record["eval_seconds"] = time.monotonic() - started
         record["hardware"] = hardware_name(self.device)
         return record
 
-    def _spawn(self, job: dict, workdir: Path):
+    def close(self) -> None:
+        if self._spare is not None:
+            _kill_group(self._spare.process)
+            self._spare.close()
+            self._spare = None
+
+    def _start_sandbox(self) -> Sandbox:
+        workdir = Path(tempfile.mkdtemp(prefix="kbv_job_"))
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
-        job = dict(job, workdir=str(workdir))
-        job_path = workdir / "job.json"
-        job_path.write_text(json.dumps(job))
-        log = open(workdir / "log.txt", "wb")
         env = dict(self.child_env)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [PACKAGE_PARENT, env.get("PYTHONPATH")]))
-        process = subprocess.Popen(
-            [sys.executable, "-m", "kernelbench_verified.sandbox", str(job_path),
-             str(to_child_r), str(from_child_w)],
-            pass_fds=(to_child_r, from_child_w), stdin=subprocess.DEVNULL, stdout=log,
-            stderr=subprocess.STDOUT, env=env, cwd=workdir, start_new_session=True)
+        with open(workdir / "log.txt", "wb") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "kernelbench_verified.sandbox", str(to_child_r), str(from_child_w)],
+                pass_fds=(to_child_r, from_child_w), stdin=subprocess.DEVNULL, stdout=log,
+                stderr=subprocess.STDOUT, env=env, cwd=workdir, start_new_session=True)
         os.close(to_child_r)
         os.close(from_child_w)
-        log.close()
-        return process, Channel(from_child_r, to_child_w), job
+        return Sandbox(process, Channel(from_child_r, to_child_w), workdir)
 
-    def _run_sandbox(self, job: dict, workdir: Path, record: dict) -> None:
-        process, channel, job = self._spawn(job, workdir)
+    def _run_sandbox(self, job: dict, sandbox: Sandbox, record: dict) -> None:
+        process, channel = sandbox.process, sandbox.channel
         deadline = time.monotonic() + job["timeout"]
         try:
+            channel.send({"job": job})
             self._converse(job, channel, deadline, record)
         except ChannelTimeout:
             record.update(eval_status="timeout", error=f"killed after the {job['timeout']} s timeout")
-        except ChannelClosed as exc:
+        except (ChannelClosed, BrokenPipeError) as exc:
             code = _wait(process, 5)
             record.update(eval_status="crashed", error=_describe_exit(code, str(exc)))
         finally:
             if _kill_group(process):
                 _remove_stale_locks(Path(job["build_dir"]))
-            os.close(channel.read_fd)
-            os.close(channel.write_fd)
         if record["eval_status"] not in (None, "correct", "incorrect"):
-            record["log_tail"] = _tail(workdir / "log.txt")
+            record["log_tail"] = _tail(sandbox.workdir / "log.txt")
 
     def _converse(self, job: dict, channel: Channel, deadline: float, record: dict) -> None:
         problem = hidden = None
@@ -247,10 +267,11 @@ def _tail(path: Path, limit: int = 3000) -> str:
 def judge_worker(worker_id: int, settings: dict, device: str, child_env: dict, jobs, results) -> None:
     """Process entry: take jobs until a None arrives; report ("start", ...) and ("done", ...)."""
     os.environ.update(child_env)
-    judge = Judge(settings, device, child_env)
+    judge = Judge(settings, device, child_env, prestart=True)
     while True:
         job = jobs.get()
         if job is None:
+            judge.close()
             return
         results.put(("start", worker_id, job["key"]))
         try:

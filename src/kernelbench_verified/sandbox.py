@@ -1,6 +1,8 @@
 """The kernel's process: untrusted code runs here and nowhere else.
 
-Started by the judge as `python -m kernelbench_verified.sandbox JOB.json READ_FD WRITE_FD`. It loads
+Started by the judge as `python -m kernelbench_verified.sandbox READ_FD WRITE_FD`, before its job is
+known, so that importing torch overlaps the previous kernel's evaluation; the job arrives as the first
+message. It loads
 the problem and the kernel file (compiling its extensions into the kernel's own build directory),
 builds ModelNew, and for each correctness case produces the output and hands it to the judge, which
 compares it with its own reference. Then it measures peak memory and time. It never decides a verdict.
@@ -9,7 +11,6 @@ compares it with its own reference. Then it measures peak memory and time. It ne
 from __future__ import annotations
 
 import inspect
-import json
 import os
 import sys
 import time
@@ -151,9 +152,10 @@ def run_benchmarks(job, channel, model, inputs, problem, hidden, device, dtype) 
 
 
 def main() -> None:
-    job = json.loads(Path(sys.argv[1]).read_text())
-    channel = Channel(int(sys.argv[2]), int(sys.argv[3]))
+    """Started ahead of time by the judge (torch already imported); waits for its one job."""
+    channel = Channel(int(sys.argv[1]), int(sys.argv[2]))
     try:
+        job = channel.receive()["job"]
         run(job, channel)
         channel.send({"event": "done", "precision_flags": precision_flags()})
     except BaseException as exc:  # anything unexpected is still reported, never a silent exit
