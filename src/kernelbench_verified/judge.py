@@ -167,6 +167,7 @@ class Judge:
             hidden = load_module(job["hidden_path"], "judge_hidden") if job.get("hidden_path") else None
             self.references.reset((job["problem_path"], job.get("hidden_path")), problem, hidden, job, self.device)
         cases = [Case(**c) for c in job["cases"]]
+        timing_started = time.monotonic()
         while True:
             message = channel.receive(deadline)
             event = message.get("event")
@@ -192,8 +193,14 @@ class Judge:
                     return
             elif event == "memory":
                 record["memory_stats"] = message.get("stats")
+                timing_started = time.monotonic()
             elif event == "timing":
                 record["runtime_stats"] = message.get("stats")
+                record["timing_wall_seconds"] = time.monotonic() - timing_started
+                record["integrity"] = timing_flags(record["runtime_stats"], record["timing_wall_seconds"])
+            elif event == "integrity":
+                reported = [str(f)[:300] for f in message.get("flags", [])][:20]
+                record["integrity"] = record.get("integrity", []) + reported
             elif event == "done":
                 record["precision_flags"] = message.get("precision_flags")
                 if job["mode"] == "eval":
@@ -216,6 +223,22 @@ class Judge:
         verdict = compare_outputs(refs, outs, self.settings["atol"], self.settings["rtol"])
         del outs
         return {"case": case.name, "seed": case.seed, "scale": case.scale, **verdict}
+
+
+def timing_flags(stats: dict, wall_seconds: float) -> list[str]:
+    """Cross-check the sandbox's reported times against the judge's own clock around the timed phase
+    (warm-ups and timed calls): more reported time than elapsed is impossible, far less is suspicious."""
+    try:
+        calls = stats["num_trials"] + stats.get("num_warmup", 0)
+        reported = stats["mean"] * calls / 1e3
+    except (KeyError, TypeError):
+        return ["timing_unreadable: the timing message lacks mean/num_trials"]
+    if reported > wall_seconds * 1.05 + 0.01:
+        return [f"timing_exceeds_wall_clock: {reported:.3f} s reported in {wall_seconds:.3f} s"]
+    # Allowance for what the timer rightly leaves out: L2 flushes, synchronisation, Python per call.
+    if wall_seconds > 2 * reported + 0.1 + 0.002 * calls:
+        return [f"timing_far_below_wall_clock: {reported:.3f} s reported, {wall_seconds:.3f} s elapsed"]
+    return []
 
 
 def hardware_name(device: torch.device) -> str:

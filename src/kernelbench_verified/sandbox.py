@@ -19,6 +19,7 @@ from pathlib import Path
 
 import torch
 
+from . import integrity
 from .build import trim_compiler_output
 from .channel import Channel
 from .inputs import PRECISIONS, Case, build_model, case_inputs
@@ -94,10 +95,12 @@ def run(job: dict, channel: Channel) -> None:
     problem = load_module(job["problem_path"], "problem_under_test")
     hidden = load_module(job["hidden_path"], "hidden_under_test") if job.get("hidden_path") else None
     started = time.monotonic()
+    watched = integrity.snapshot()
     kernel = _load_kernel(job, channel)
     if kernel is None:
         return
     channel.send({"event": "compiled", "load_seconds": time.monotonic() - started})
+    flags: list[str] = []
     if job["mode"] == "compile":
         return
     model_cls = getattr(kernel, "ModelNew", None)
@@ -117,9 +120,11 @@ def run(job: dict, channel: Channel) -> None:
         try:
             with torch.no_grad():
                 inputs = case_inputs(case, problem, hidden, device, dtype)
+                watch = integrity.CallWatch(inputs)
                 outputs = _flatten(model(*inputs))
                 if device.type == "cuda":
                     torch.cuda.synchronize(device)
+                flags += watch.flags() + integrity.output_flags(outputs, inputs)
             descs = [export_tensor(o, workdir, f"{case.name}_{i}") if isinstance(o, torch.Tensor)
                      else {"value": o if isinstance(o, (int, float, bool)) else repr(o)}
                      for i, o in enumerate(outputs)]
@@ -134,6 +139,8 @@ def run(job: dict, channel: Channel) -> None:
         timing_inputs = timing_inputs or (inputs if case.name == "trial_0" else None)
         del inputs
     run_benchmarks(job, channel, model, timing_inputs, problem, hidden, device, dtype)
+    flags += [f"harness_patched: {name}" for name in integrity.replaced_since(watched)]
+    channel.send({"event": "integrity", "flags": sorted(set(flags))})
 
 
 def run_benchmarks(job, channel, model, inputs, problem, hidden, device, dtype) -> None:

@@ -1,0 +1,58 @@
+"""Runtime integrity flags: recorded per sample, without changing a correct verdict."""
+
+import json
+
+import pytest
+
+from conftest import load_config, make_run, tiny_overrides
+from kernelbench_verified.evaluate import evaluate_run
+from kernelbench_verified.judge import timing_flags
+
+BATCH = {(1, 0): "relu_correct", (1, 1): "relu_patches_timer", (1, 2): "relu_in_place",
+         (1, 3): "relu_background_thread", (1, 4): "relu_tensor_subclass", (1, 5): "relu_zeroes_input"}
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    runs = tmp_path_factory.mktemp("runs")
+    run_dir = make_run(runs, "integrity", BATCH)
+    evaluate_run(load_config("eval", tiny_overrides(runs, "integrity", num_samples=6, subset="[1,1]",
+                                                    num_perf_trials=20)))
+    return json.loads((run_dir / "eval_results.json").read_text())
+
+
+def flags(results, key):
+    return " ".join(results[key]["metadata"].get("integrity", []))
+
+
+def test_honest_kernel_has_no_flags(results):
+    assert results["1_0"]["eval_status"] == "correct"
+    assert results["1_0"]["metadata"]["integrity"] == []
+
+
+def test_patched_timer_is_caught_by_the_judges_clock(results):
+    record = results["1_1"]
+    assert "harness_patched: time.perf_counter" in flags(results, "1_1")
+    assert "timing_far_below_wall_clock" in flags(results, "1_1")
+    assert record["metadata"]["timing_wall_seconds"] > 20 * 0.02
+
+
+def test_input_aliasing_and_mutation_are_flagged_without_changing_the_verdict(results):
+    assert results["1_2"]["eval_status"] == "correct"  # the judge compared against pristine inputs
+    assert "output_aliases_input" in flags(results, "1_2")
+    assert results["1_5"]["eval_status"] == "correct"
+    assert "input_mutated" in flags(results, "1_5")
+
+
+def test_thread_and_subclass_are_flagged(results):
+    assert "thread_outlived_call: hidden-worker" in flags(results, "1_3")
+    assert "output_subclass: output 0 is a LazyTensor" in flags(results, "1_4")
+
+
+def test_timing_cross_check_rules():
+    stats = {"mean": 10.0, "num_trials": 100, "num_warmup": 0}  # 1 s reported
+    assert timing_flags(stats, 1.2) == []
+    assert "timing_exceeds_wall_clock" in timing_flags(stats, 0.5)[0]
+    assert "timing_far_below_wall_clock" in timing_flags(stats, 5.0)[0]
+    fast = {"mean": 0.01, "num_trials": 100, "num_warmup": 3}  # 10 us kernels: overhead dominates
+    assert timing_flags(fast, 0.15) == []
