@@ -9,14 +9,15 @@ from kernelbench_verified.evaluate import evaluate_run
 from kernelbench_verified.judge import timing_flags
 
 BATCH = {(1, 0): "relu_correct", (1, 1): "relu_patches_timer", (1, 2): "relu_in_place",
-         (1, 3): "relu_background_thread", (1, 4): "relu_tensor_subclass", (1, 5): "relu_zeroes_input"}
+         (1, 3): "relu_background_thread", (1, 4): "relu_tensor_subclass", (1, 5): "relu_zeroes_input",
+         (1, 6): "relu_output_replay"}
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     runs = tmp_path_factory.mktemp("runs")
     run_dir = make_run(runs, "integrity", BATCH)
-    evaluate_run(load_config("eval", tiny_overrides(runs, "integrity", num_samples=6, subset="[1,1]",
+    evaluate_run(load_config("eval", tiny_overrides(runs, "integrity", num_samples=7, subset="[1,1]",
                                                     num_perf_trials=20)))
     return json.loads((run_dir / "eval_results.json").read_text())
 
@@ -56,3 +57,16 @@ def test_timing_cross_check_rules():
     assert "timing_far_below_wall_clock" in timing_flags(stats, 5.0)[0]
     fast = {"mean": 0.01, "num_trials": 100, "num_warmup": 3}  # 10 us kernels: overhead dominates
     assert timing_flags(fast, 0.15) == []
+
+
+def test_honest_timed_calls_pass_their_checks(results):
+    checks = results["1_0"]["metadata"]["timed_checks"]
+    assert len(checks) == 2 and all(c["passed"] for c in checks)
+    assert {c["case"] for c in checks} == {"trial_0", "trial_1"}
+
+
+def test_output_replay_is_caught_by_a_checked_timed_call(results):
+    record = results["1_6"]
+    assert record["eval_status"] == "incorrect" and record["runtime"] == -1.0
+    assert record["metadata"]["failed_case"].startswith("timed_call_")
+    assert all(c["passed"] for c in record["metadata"]["cases"])  # it passed every correctness case

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import platform
+import secrets
 import shutil
 import signal
 import subprocess
@@ -28,6 +29,8 @@ from .problems import load_module
 from .timing import set_tf32_mode
 from .transport import import_tensor
 
+# Input sets the timed calls rotate through (each costs one copy of the inputs in memory).
+ROTATION_SETS = 2
 # A sample counts as compiled once its file built and ModelNew can be constructed from it.
 NOT_COMPILED = ("compile_error", "load_error")
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[1])
@@ -147,7 +150,7 @@ class Judge:
         process, channel = sandbox.process, sandbox.channel
         deadline = time.monotonic() + job["timeout"]
         try:
-            channel.send({"job": job})
+            channel.send({"job": dict(job, **_timed_checks(job))})
             self._converse(job, channel, deadline, record)
         except ChannelTimeout:
             record.update(eval_status="timeout", error=f"killed after the {job['timeout']} s timeout")
@@ -198,6 +201,17 @@ class Judge:
                 record["runtime_stats"] = message.get("stats")
                 record["timing_wall_seconds"] = time.monotonic() - timing_started
                 record["integrity"] = timing_flags(record["runtime_stats"], record["timing_wall_seconds"])
+            elif event == "timed_output":
+                names = [c.name for c in cases]
+                name = str(message.get("case"))
+                verdict = (self._judge_case(names.index(name), cases, message, Path(job["workdir"]))
+                           if name in names else {"case": name, "passed": False, "reason": "unknown case"})
+                verdict["timed_trial"] = message.get("trial")
+                record.setdefault("timed_checks", []).append(verdict)
+                channel.send({"continue": verdict["passed"]})
+                if not verdict["passed"]:
+                    record.update(eval_status="incorrect", failed_case=f"timed_call_{message.get('trial')}")
+                    return
             elif event == "integrity":
                 reported = [str(f)[:300] for f in message.get("flags", [])][:20]
                 record["integrity"] = record.get("integrity", []) + reported
@@ -223,6 +237,16 @@ class Judge:
         verdict = compare_outputs(refs, outs, self.settings["atol"], self.settings["rtol"])
         del outs
         return {"case": case.name, "seed": case.seed, "scale": case.scale, **verdict}
+
+
+def _timed_checks(job: dict) -> dict:
+    """Which inputs the timed calls rotate through (the first correctness trials) and which timed
+    calls are handed over for checking: one per input set, drawn here where the kernel has no say."""
+    names = [c["name"] for c in job["cases"] if c["name"].startswith("trial_")][:ROTATION_SETS]
+    trials = job["num_perf_trials"]
+    checked = [j + len(names) * secrets.randbelow(max(1, (trials - j + len(names) - 1) // len(names)))
+               for j in range(min(len(names), trials))]
+    return {"rotation_cases": names, "checked_trials": checked}
 
 
 def timing_flags(stats: dict, wall_seconds: float) -> list[str]:

@@ -53,8 +53,11 @@ def summarize(times_ms: list[float]) -> dict:
 
 
 def time_function(fn: Callable[[], object], device: torch.device, num_trials: int = 100,
-                  num_warmup: int = 3, flush_l2: bool = True) -> dict:
-    """Time `fn()` num_trials times after num_warmup untimed calls; stats in milliseconds."""
+                  num_warmup: int = 3, flush_l2: bool = True,
+                  before_trial: Callable[[int], None] | None = None) -> dict:
+    """Time `fn()` num_trials times after num_warmup untimed calls; stats in milliseconds.
+
+    `before_trial(i)`, if given, runs untimed before trial i (the evaluator rotates inputs there)."""
     cuda = device.type == "cuda"
     sync = (lambda: torch.cuda.synchronize(device)) if cuda else (lambda: None)
     flush = _l2_flusher(device) if flush_l2 else (lambda: None)
@@ -62,7 +65,9 @@ def time_function(fn: Callable[[], object], device: torch.device, num_trials: in
         fn()
     sync()
     times = []
-    for _ in range(num_trials):
+    for trial in range(num_trials):
+        if before_trial is not None:
+            before_trial(trial)
         flush()
         sync()
         if cuda:
