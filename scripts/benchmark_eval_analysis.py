@@ -1,0 +1,13 @@
+"""Print the leaderboard metrics of one evaluated run as a terminal table.
+
+    python scripts/benchmark_eval_analysis.py run_name=test level=1 hardware=H200 \\
+      baseline=baseline_time_torch_tf32 [use_hidden_eval=True]
+
+Keys and defaults: configs/analysis.yaml. Metric definitions: README, "Leaderboard".
+"""
+
+from kernelbench_verified.config import run_script
+from kernelbench_verified.leaderboard.analysis import analyze_run
+
+if __name__ == "__main__":
+    run_script("analysis", analyze_run)

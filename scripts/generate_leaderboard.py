@@ -1,0 +1,57 @@
+"""Write the leaderboard: every run in runs/ scored against a baseline, as one offline HTML page.
+
+    python scripts/generate_leaderboard.py --use_hidden_eval \\
+      --baseline baseline_time_torch_tf32 --out leaderboard.html
+
+Runs are folders named {model}_level{L}_test (fp32) and {model}_level{L}_bf16_test; baselines are
+{timing_dir}/{hardware}/{baseline}.json. Metrics and page: README, "Leaderboard".
+"""
+
+import argparse
+import sys
+import time
+
+from kernelbench_verified.errors import UserError
+from kernelbench_verified.leaderboard.discovery import DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR
+from kernelbench_verified.leaderboard.page import generate_leaderboard
+from kernelbench_verified.leaderboard.report import Options
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hardware", default="H200", help="baseline folder under --timing_dir (default H200)")
+    parser.add_argument("--baseline", default="baseline_time_torch_tf32", help="baseline of the fp32 runs")
+    parser.add_argument("--bf16_baseline", default="baseline_time_torch_bf16", help="baseline of the bf16 runs")
+    parser.add_argument("--out", default="leaderboard.html", help="HTML file to write")
+    parser.add_argument("--use_hidden_eval", action="store_true",
+                        help="a sample is correct only if its hidden evaluation (eval_results_hidden.json) is")
+    parser.add_argument("--fp32_tolerance", type=float, default=None,
+                        help="also require max |out - ref| <= this on every recorded case of fp32 runs")
+    parser.add_argument("--bf16_tolerance", type=float, default=None, help="the same for bf16 runs")
+    parser.add_argument("--runs_dir", default="runs", help="folder holding the run folders (default runs)")
+    parser.add_argument("--runs", nargs="+", default=None, metavar="RUN",
+                        help="only these run folders (default: every {model}_level{L}[_bf16]_test folder)")
+    parser.add_argument("--timing_dir", default=str(DEFAULT_TIMING_DIR), help="baseline files: TIMING_DIR/HW/NAME.json")
+    parser.add_argument("--degenerate_file", default=str(DEFAULT_DEGENERATE_FILE),
+                        help="problems to leave out (the problem suite's list)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    options = Options(**{k: v for k, v in vars(args).items() if k != "out"})
+    started = time.perf_counter()
+    try:
+        path, warnings = generate_leaderboard(options, args.out)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    size_mb = path.stat().st_size / 1e6
+    print(f"wrote {path} ({size_mb:.1f} MB) in {time.perf_counter() - started:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,1 @@
+"""The leaderboard: find runs, score them against a baseline, and write one offline HTML page."""

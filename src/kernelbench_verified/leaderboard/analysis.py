@@ -1,0 +1,81 @@
+"""One run's leaderboard metrics as a terminal table (scripts/benchmark_eval_analysis.py)."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+from omegaconf import DictConfig
+
+from ..config import require_int
+from ..errors import UserError
+from ..metrics import FAST_P_THRESHOLDS, bootstrap_intervals, per_sample, summarize
+from ..problems import LEVELS
+from .discovery import (DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, Run, load_baseline, load_degenerate,
+                        load_run_results)
+from .scoring import Setting, score_run
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}%" if math.isfinite(value) else "-"
+
+
+def _times(value: float) -> str:
+    return f"{value:.3f}x" if math.isfinite(value) else "-"
+
+
+def _interval(bounds: list, show) -> str:
+    return f"  [{show(bounds[0])}, {show(bounds[1])}]" if math.isfinite(bounds[0]) else ""
+
+
+def metric_lines(summary: dict, ci: dict, spread: dict) -> list[tuple[str, str]]:
+    """(label, value) rows of the table, in the order of the leaderboard's columns."""
+    fast = summary["fast_p"]
+    rows = [("problems (degenerate excluded)", str(summary["num_problems"])),
+            ("samples per problem", str(summary["num_samples"])),
+            ("correct (best of N)", _pct(summary["correct"])),
+            ("compiled (best of N)", _pct(summary["compiled"]))]
+    rows += [(f"Fast@{p:g}", _pct(fast[f"{p:g}"]) + (_interval(ci["fast_1"], _pct) if p == 1.0 else ""))
+             for p in FAST_P_THRESHOLDS]
+    rows += [("correct speedup (geomean)", _times(summary["correct_speedup"]) + _interval(ci["correct_speedup"], _times)),
+             ("KernelBench avg speedup", _times(summary["kernelbench_speedup"])),
+             ("memory efficiency (geomean)", _times(summary["memory_efficiency"])
+              + _interval(ci["memory_efficiency"], _times)),
+             ("uses less memory", _pct(summary["less_memory"]))]
+    for name, show in (("correct", _pct), ("compiled", _pct), ("fast_1", _pct), ("correct_speedup", _times)):
+        stats = spread[name]
+        value = f"{show(stats['mean'])} ± {show(stats['std'])}" if math.isfinite(stats["mean"]) else "-"
+        rows.append((f"per sample: {name.replace('_', ' ')}", value))
+    return rows
+
+
+def analyze_run(cfg: DictConfig) -> int:
+    level = require_int(cfg, "level", minimum=1)
+    if level not in LEVELS:
+        raise UserError(f"unknown level {level}: choose one of {', '.join(map(str, LEVELS))}")
+    if cfg.tolerance is not None and (isinstance(cfg.tolerance, bool) or not isinstance(cfg.tolerance, (int, float))):
+        raise UserError(f"tolerance={cfg.tolerance!r} must be a number (or null)")
+    run_dir = Path(cfg.runs_dir) / str(cfg.run_name)
+    if not run_dir.is_dir():
+        raise UserError(f"run folder {run_dir} not found (check run_name= and runs_dir=)")
+    baseline = load_baseline(cfg.timing_dir or DEFAULT_TIMING_DIR, str(cfg.hardware), str(cfg.baseline))
+    if level not in baseline.levels:
+        raise UserError(f"baseline {baseline.path} has no level{level} entries")
+    warnings: list[str] = []
+    results = load_run_results(Run(str(cfg.run_name), str(cfg.run_name), level, "fp32", run_dir), warnings)
+    if results is None:
+        raise UserError(f"run {run_dir} has no eval_results.json or eval_results_hidden.json: evaluate it first")
+    excluded = set(load_degenerate(cfg.degenerate_file or DEFAULT_DEGENERATE_FILE).get(level, {}))
+    scored = score_run(results, baseline, excluded, Setting(bool(cfg.use_hidden_eval), cfg.tolerance), warnings)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    table = scored.table
+    rows = metric_lines(summarize(table), bootstrap_intervals(table, int(cfg.bootstrap_resamples)), per_sample(table))
+    print(f"run {cfg.run_name} · level {level} · {cfg.hardware} · baseline {baseline.name} (sha256 {baseline.digest})"
+          f" · {'hidden' if cfg.use_hidden_eval else 'standard'} correctness"
+          + (f" · tolerance {cfg.tolerance:g}" if cfg.tolerance is not None else ""))
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        print(f"  {label:<{width}}  {value}")
+    return 0

@@ -1,0 +1,182 @@
+"""Finding the runs of a leaderboard and loading what it is computed from.
+
+Runs are folders named `{model}_level{L}_test` (fp32) or `{model}_level{L}_bf16_test`; each holds
+eval_results.json and/or eval_results_hidden.json. Baselines are results/timing/{HW}/{name}.json;
+the degenerate-problem list comes from the problem suite (results/degenerate_problems.json).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import REPO_ROOT
+from ..errors import UserError
+from ..results import read_json
+
+# The evaluator's file names (kept here so the leaderboard does not import torch through evaluate.py).
+STANDARD_RESULTS = "eval_results.json"
+HIDDEN_RESULTS = "eval_results_hidden.json"
+DEFAULT_TIMING_DIR = REPO_ROOT / "results" / "timing"
+DEFAULT_DEGENERATE_FILE = REPO_ROOT / "results" / "degenerate_problems.json"
+
+RUN_NAME = re.compile(r"^(?P<model>.+)_level(?P<level>\d+)(?P<bf16>_bf16)?_test$")
+RECORD_KEY = re.compile(r"^(\d+)_(\d+)$")
+KERNEL_FILE = re.compile(r"^level_\d+_problem_(\d+)_sample_(\d+)_kernel\.py$")
+BASELINE_LEVEL = re.compile(r"^level(\d+)$")
+PROBLEM_FILE = re.compile(r"^(\d+)_")
+
+
+@dataclass(frozen=True)
+class Run:
+    name: str
+    model: str
+    level: int
+    precision: str   # fp32 | bf16
+    path: Path
+
+    def kernel_path(self, pid: int, sid: int) -> Path:
+        return self.path / f"level_{self.level}_problem_{pid}_sample_{sid}_kernel.py"
+
+
+@dataclass
+class RunResults:
+    """A run's records by (pid, sid): the standard evaluation and the hidden one, when present."""
+    run: Run
+    standard: dict | None
+    hidden: dict | None
+    num_samples: int
+
+
+@dataclass(frozen=True)
+class BaselineEntry:
+    problem: str        # file name, e.g. 19_ReLU.py
+    mean_ms: float
+    peak_memory: int    # bytes, -1 when not recorded
+
+
+@dataclass
+class Baseline:
+    name: str
+    path: Path
+    levels: dict        # {level: {pid: BaselineEntry}}
+    fingerprint: dict | None
+    digest: str         # first 12 hex digits of the file's sha256
+    extra_keys: list = field(default_factory=list)
+
+
+def parse_run_name(name: str, runs_dir: Path) -> Run | None:
+    match = RUN_NAME.match(name)
+    if not match:
+        return None
+    precision = "bf16" if match["bf16"] else "fp32"
+    return Run(name, match["model"], int(match["level"]), precision, runs_dir / name)
+
+
+def find_runs(runs_dir: str | Path, names: list[str] | None = None) -> list[Run]:
+    """The named runs, or every run folder under runs_dir that follows the naming pattern."""
+    runs_dir = Path(runs_dir)
+    if not runs_dir.is_dir():
+        raise UserError(f"runs directory {runs_dir} not found (set --runs_dir)")
+    if names:
+        runs = []
+        for name in names:
+            run = parse_run_name(name, runs_dir)
+            if run is None:
+                raise UserError(f"run {name!r} is not named {{model}}_level{{L}}_test or {{model}}_level{{L}}_bf16_test")
+            if not run.path.is_dir():
+                raise UserError(f"run folder {run.path} not found")
+            runs.append(run)
+        return runs
+    runs = [run for path in sorted(runs_dir.iterdir()) if path.is_dir()
+            and (run := parse_run_name(path.name, runs_dir)) is not None]
+    if not runs:
+        raise UserError(f"no runs in {runs_dir}: expected folders named {{model}}_level{{L}}_test or "
+                        f"{{model}}_level{{L}}_bf16_test")
+    return runs
+
+
+def load_records(path: Path) -> dict | None:
+    """{(pid, sid): record} of one result file, or None when the file does not exist."""
+    if not path.exists():
+        return None
+    raw = read_json(path, "result file")
+    if not isinstance(raw, dict):
+        raise UserError(f"result file {path} does not hold a JSON object keyed \"{{pid}}_{{sid}}\"")
+    records = {}
+    for key, record in raw.items():
+        match = RECORD_KEY.match(str(key))
+        if not match or not isinstance(record, dict):
+            raise UserError(f"result file {path} has a malformed entry {key!r}: expected \"{{pid}}_{{sid}}\": {{...}}")
+        records[(int(match[1]), int(match[2]))] = record
+    return records
+
+
+def load_run_results(run: Run, warnings: list[str]) -> RunResults | None:
+    standard = load_records(run.path / STANDARD_RESULTS)
+    hidden = load_records(run.path / HIDDEN_RESULTS)
+    if standard is None and hidden is None:
+        warnings.append(f"run {run.name} has neither {STANDARD_RESULTS} nor {HIDDEN_RESULTS}: left out")
+        return None
+    sample_ids = [sid for records in (standard or {}, hidden or {}) for (_, sid) in records]
+    sample_ids += [int(m[2]) for p in run.path.glob("level_*_kernel.py") if (m := KERNEL_FILE.match(p.name))]
+    return RunResults(run, standard, hidden, max(sample_ids, default=-1) + 1)
+
+
+def baseline_path(timing_dir: str | Path, hardware: str, name: str) -> Path:
+    return Path(timing_dir) / hardware / f"{name}.json"
+
+
+def load_baseline(timing_dir: str | Path, hardware: str, name: str) -> Baseline:
+    """A baseline file; top-level keys other than levelN (e.g. "fingerprint") are metadata."""
+    path = baseline_path(timing_dir, hardware, name)
+    if not path.is_file():
+        raise UserError(f"baseline file {path} not found (check --baseline, --hardware and --timing_dir)")
+    raw = read_json(path, "baseline file")
+    if not isinstance(raw, dict):
+        raise UserError(f"baseline file {path} does not hold a JSON object of levels")
+    levels, extra = {}, []
+    for key, value in raw.items():
+        match = BASELINE_LEVEL.match(key)
+        if not match:
+            extra.append(key)
+            continue
+        levels[int(match[1])] = _baseline_level(value, path, key)
+    if not levels:
+        raise UserError(f"baseline file {path} has no \"levelN\" entries")
+    fingerprint = raw.get("fingerprint") if isinstance(raw.get("fingerprint"), dict) else None
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    return Baseline(name, path, levels, fingerprint, digest, sorted(extra))
+
+
+def _baseline_level(entries, path: Path, level_key: str) -> dict:
+    if not isinstance(entries, dict):
+        raise UserError(f"baseline file {path}: {level_key} must map problem files to timing objects")
+    problems = {}
+    for problem, entry in entries.items():
+        match = PROBLEM_FILE.match(problem)
+        mean = entry.get("mean") if isinstance(entry, dict) else None
+        if not match or isinstance(mean, bool) or not isinstance(mean, (int, float)):
+            raise UserError(f"baseline file {path}: {level_key}/{problem} needs a numeric \"mean\" (ms)")
+        memory = entry.get("peak_memory", -1)
+        problems[int(match[1])] = BaselineEntry(problem, float(mean),
+                                                int(memory) if isinstance(memory, (int, float)) else -1)
+    return problems
+
+
+def load_degenerate(path: str | Path) -> dict:
+    """{level: {pid: {"problem", "reason"}}} from the problem suite's degenerate-problem list."""
+    path = Path(path)
+    raw = read_json(path, "degenerate-problem list")
+    if not isinstance(raw, dict):
+        raise UserError(f"degenerate-problem list {path} does not hold a JSON object of levels")
+    listed = {}
+    for key, problems in raw.items():
+        match = BASELINE_LEVEL.match(key)
+        if not match or not isinstance(problems, dict):
+            raise UserError(f"degenerate-problem list {path}: {key!r} should be \"levelN\": {{pid: {{...}}}}")
+        listed[int(match[1])] = {int(pid): info if isinstance(info, dict) else {"reason": str(info)}
+                                 for pid, info in problems.items() if str(pid).isdigit()}
+    return listed

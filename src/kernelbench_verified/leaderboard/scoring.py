@@ -1,0 +1,186 @@
+"""Judging each sample of a run under one setting, into a metrics.SampleTable.
+
+A setting says which evaluation decides correctness (standard eval_results.json, or the hidden
+eval_results_hidden.json) and, optionally, a stricter absolute tolerance re-applied to the per-case
+max_abs_diff the records hold. Speed and memory always come from the standard record when it was timed
+(else the hidden one), so that two settings differ only in which samples count as correct.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..metrics import SampleTable
+from .discovery import Baseline, RunResults
+
+SHOWN_NAMES = 20   # sample keys a warning lists before "and N more"
+
+
+@dataclass(frozen=True)
+class Setting:
+    use_hidden: bool
+    tolerance: float | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    compiled: bool
+    correct: bool
+    runtime_ms: float      # NaN when not timed
+    peak_memory: int       # bytes, -1 when not measured
+    status: str            # "correct", or why not (eval_status and the failing case)
+
+
+@dataclass
+class ToleranceReport:
+    """What re-judging at a tolerance did: counts over samples correct at the evaluation tolerance."""
+    tolerance: float | None
+    checked: int = 0
+    rejected: int = 0
+    without_data: int = 0
+    evaluation_atols: set = field(default_factory=set)
+
+
+@dataclass
+class ScoredRun:
+    results: RunResults
+    setting: Setting
+    pids: list[int]
+    names: list[str]
+    baseline_ms: list[float]
+    table: SampleTable
+    verdicts: list[list[Verdict]]
+    tolerance: ToleranceReport
+
+
+def score_run(results: RunResults, baseline: Baseline, excluded: set[int], setting: Setting,
+              warnings: list[str]) -> ScoredRun:
+    """Every sample of the run on the baseline's problems of its level, degenerate ones left out."""
+    run = results.run
+    entries = baseline.levels[run.level]
+    pids = sorted(pid for pid in entries if pid not in excluded)
+    verdict_records = _verdict_records(results, setting, warnings)
+    report = ToleranceReport(setting.tolerance)
+    missing_hidden = []
+    verdicts = []
+    for pid in pids:
+        row = []
+        for sid in range(results.num_samples):
+            standard = (results.standard or {}).get((pid, sid))
+            judged = verdict_records.get((pid, sid))
+            if setting.use_hidden and judged is None and standard is not None and standard.get("compiled"):
+                missing_hidden.append(f"{pid}_{sid}")
+            row.append(_verdict(standard, judged, setting, report))
+        verdicts.append(row)
+    _warn_unknown_problems(results, entries, excluded, baseline.name, warnings)
+    if missing_hidden and results.hidden is not None:
+        warnings.append(f"run {run.name}: {len(missing_hidden)} compiled sample(s) missing from {run.name}/"
+                        f"eval_results_hidden.json count as incorrect: {_listed(missing_hidden)}")
+    table = _table(verdicts, [entries[pid] for pid in pids])
+    return ScoredRun(results, setting, pids, [entries[pid].problem.removesuffix(".py") for pid in pids],
+                     [entries[pid].mean_ms for pid in pids], table, verdicts, report)
+
+
+def _verdict_records(results: RunResults, setting: Setting, warnings: list[str]) -> dict:
+    if setting.use_hidden:
+        if results.hidden is None:
+            warnings.append(f"run {results.run.name} has no eval_results_hidden.json: with --use_hidden_eval "
+                            f"none of its samples counts as correct")
+        return results.hidden or {}
+    if results.standard is None:
+        warnings.append(f"run {results.run.name} has no eval_results.json: its standard correctness is "
+                        f"taken from eval_results_hidden.json (stricter)")
+        return results.hidden or {}
+    return results.standard
+
+
+def _verdict(standard: dict | None, judged: dict | None, setting: Setting, report: ToleranceReport) -> Verdict:
+    if judged is None:
+        compiled = bool(standard and standard.get("compiled"))
+        return Verdict(compiled, False, float("nan"), -1,
+                       "missing from the hidden evaluation" if compiled else "not evaluated")
+    compiled = bool(judged.get("compiled")) or bool(judged.get("correctness"))
+    correct = judged.get("correctness") is True
+    status = "correct" if correct else _failure(judged)
+    if correct and setting.tolerance is not None:
+        correct, status = _rejudge(judged, setting.tolerance, report)
+    timed = standard if _runtime(standard) > 0 else judged
+    runtime = _runtime(timed)
+    memory = timed.get("peak_memory", -1) if isinstance(timed, dict) else -1
+    return Verdict(compiled, correct, runtime if runtime > 0 else float("nan"),
+                   int(memory) if isinstance(memory, (int, float)) else -1, status)
+
+
+def _runtime(record: dict | None) -> float:
+    value = record.get("runtime", -1.0) if isinstance(record, dict) else -1.0
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else -1.0
+
+
+def _failure(record: dict) -> str:
+    metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+    status = str(record.get("eval_status") or ("incorrect" if record.get("compiled") else "compile_error"))
+    case = metadata.get("failed_case") or metadata.get("case")
+    return f"{status} on {case}" if case else status
+
+
+def _case_difference(case: dict) -> float | None:
+    """A case's max |out - ref|; exact outputs (integer tensors, 0 mismatches) count as 0; None if unknown."""
+    if isinstance(case.get("max_abs_diff"), (int, float)):
+        return float(case["max_abs_diff"])
+    if case.get("passed") and case.get("mismatches") == 0:
+        return 0.0
+    return None
+
+
+def _rejudge(record: dict, tolerance: float, report: ToleranceReport) -> tuple[bool, str]:
+    """A correct record passes only if every case's max_abs_diff <= tolerance; without the data it keeps
+    its evaluation verdict (counted, and stated on the page)."""
+    metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+    if isinstance(metadata.get("atol"), (int, float)):
+        report.evaluation_atols.add(float(metadata["atol"]))
+    cases = [c for c in metadata.get("cases") or [] if isinstance(c, dict)]
+    differences = [_case_difference(c) for c in cases]
+    if not cases or any(d is None for d in differences):
+        report.without_data += 1
+        return True, "correct"
+    report.checked += 1
+    worst = max(range(len(cases)), key=lambda i: differences[i])
+    if differences[worst] <= tolerance:
+        return True, "correct"
+    report.rejected += 1
+    return False, f"max_abs_diff {differences[worst]:.3g} > tolerance {tolerance:g} on {cases[worst].get('case')}"
+
+
+def _table(verdicts: list[list[Verdict]], entries: list) -> SampleTable:
+    shape = (len(verdicts), len(verdicts[0]) if verdicts else 0)
+    correct = np.array([[v.correct for v in row] for row in verdicts], dtype=bool).reshape(shape)
+    compiled = np.array([[v.compiled for v in row] for row in verdicts], dtype=bool).reshape(shape)
+    runtime = np.array([[v.runtime_ms for v in row] for row in verdicts], dtype=float).reshape(shape)
+    kernel_memory = np.array([[v.peak_memory for v in row] for row in verdicts], dtype=float).reshape(shape)
+    baseline_ms = np.array([e.mean_ms for e in entries], dtype=float)[:, None]
+    baseline_memory = np.array([e.peak_memory for e in entries], dtype=float)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        speedup = np.where(correct & (runtime > 0), baseline_ms / runtime, np.nan)
+        memory = np.where((kernel_memory > 0) & (baseline_memory > 0), baseline_memory / kernel_memory, np.nan)
+    return SampleTable(correct, compiled | correct, speedup, memory)
+
+
+def _warn_unknown_problems(results: RunResults, entries: dict, excluded: set[int], baseline: str,
+                           warnings: list[str]) -> None:
+    seen = {pid for records in (results.standard or {}, results.hidden or {}) for (pid, _) in records}
+    unknown = sorted(seen - set(entries) - excluded)
+    if unknown:
+        warnings.append(f"run {results.run.name}: problems {_listed(map(str, unknown))} are not in baseline "
+                        f"{baseline} level {results.run.level}; left out")
+    absent = sorted(set(entries) - excluded - seen)
+    if absent:
+        warnings.append(f"run {results.run.name}: no records for {len(absent)} problem(s) of the level "
+                        f"({_listed(map(str, absent))}); they count as failed")
+
+
+def _listed(names) -> str:
+    names = list(names)
+    shown = ", ".join(names[:SHOWN_NAMES])
+    return shown + (f" and {len(names) - SHOWN_NAMES} more" if len(names) > SHOWN_NAMES else "")

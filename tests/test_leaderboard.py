@@ -1,0 +1,184 @@
+"""The leaderboard end to end on fixture runs, its errors, the analysis script, and its size and speed.
+
+Fixture (tests/fixtures/leaderboard): runs alpha (levels 1 and 2, two samples), beta (level 1, one
+sample; 1_0 missing from its hidden evaluation) and alpha bf16; baselines TF32 (with a fingerprint),
+fp32 (without) and bf16; level 1 problem 5 listed as degenerate.
+"""
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT
+from kernelbench_verified.errors import UserError
+from kernelbench_verified.leaderboard.discovery import load_baseline
+from kernelbench_verified.leaderboard.report import Options, build_report
+from leaderboard_synthetic import write_synthetic
+
+FIXTURES = ROOT / "tests" / "fixtures" / "leaderboard"
+PATHS = {"runs_dir": str(FIXTURES / "runs"), "timing_dir": str(FIXTURES / "timing"),
+         "degenerate_file": str(FIXTURES / "degenerate.json")}
+
+
+def report(**overrides):
+    return build_report(Options(**{**PATHS, "bootstrap_resamples": 200, **overrides}))
+
+
+def row(data, precision, model, level):
+    section = next(s for s in data["sections"] if s["precision"] == precision)
+    return next(r for r in section["rows"] if r["model"] == model and r["level"] == level)
+
+
+def page_data(html: str) -> dict:
+    return json.loads(re.search(r'id="leaderboard-data">(.*?)</script>', html, re.S)[1])
+
+
+def cli(script: str, *args, cwd=ROOT):
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / script), *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def test_standard_correctness_with_the_tf32_baseline():
+    data, _, _ = report()
+    alpha = row(data, "fp32", "alpha", "1")["metrics"]
+    # best samples: p1 s1 4.0x (mem 0.5), p2 s0 0.5x (mem 1.0), p3 unsolved, p4 s0 2.0x (mem 4.0)
+    assert alpha["num_problems"] == 4 and alpha["correct"] == 0.75 and alpha["compiled"] == 1.0
+    assert alpha["fast_p"] == {"0": 0.75, "0.5": 0.5, "0.8": 0.5, "1": 0.5, "1.5": 0.5, "2": 0.25}
+    assert alpha["correct_speedup"] == pytest.approx(4 ** (1 / 3))
+    assert alpha["kernelbench_speedup"] == pytest.approx((4 + 1 + 1 + 2) / 4)
+    assert alpha["memory_efficiency"] == pytest.approx(2 ** (1 / 3))
+    assert alpha["less_memory"] == pytest.approx(1 / 3)
+    assert data["degenerate"] == [{"level": 1, "pid": 5, "problem": "5_Softmax.py", "reason": "a constant passes"}]
+
+
+def test_hidden_correctness_and_missing_hidden_samples():
+    data, _, warnings = report(use_hidden_eval=True)
+    alpha = row(data, "fp32", "alpha", "1")["metrics"]
+    # p1 s1 fails D4 -> s0 2.0x (mem 2.0); p4 s0 fails D2 -> s1 at its standard runtime 0.5 ms: 1.0x (mem 1.0)
+    assert alpha["correct"] == 0.75 and alpha["fast_p"]["1"] == 0.25
+    assert alpha["correct_speedup"] == pytest.approx(1.0) and alpha["kernelbench_speedup"] == pytest.approx(1.25)
+    assert alpha["memory_efficiency"] == pytest.approx(2 ** (1 / 3))
+    beta = row(data, "fp32", "beta", "1")["metrics"]
+    assert beta["correct"] == 0.25   # 1_0 compiled but has no hidden record: incorrect
+    assert any("beta_level1_test" in w and "missing from" in w and w.endswith(": 1_0") for w in warnings)
+    pooled = row(data, "fp32", "alpha", "all")
+    assert pooled["levels"] == [1, 2] and pooled["metrics"]["num_problems"] == 6
+    assert pooled["metrics"]["correct"] == pytest.approx(5 / 6)
+    heatmap = data["sections"][0]["heatmaps"][0]
+    assert heatmap["models"] == ["alpha", "beta"] and heatmap["problems"][0] == "1_ReLU"
+    assert heatmap["cells"][0][0][:3] == [2.0, 0, 0.5]   # alpha p1: sample 0, 0.5 ms
+    assert heatmap["statuses"][heatmap["cells"][0][2][3]] == "incorrect on trial_0"
+
+
+def test_deflation_view_has_the_four_settings():
+    data, _, _ = report(use_hidden_eval=True)
+    settings = {(r["baseline"], r["correctness"]): r["metrics"] for r in data["deflation"]["rows"]
+                if r["model"] == "beta"}
+    assert set(settings) == {("fp32", "standard"), ("fp32", "hidden"), ("TF32", "standard"), ("TF32", "hidden")}
+    # beta p2 runs 1.0 ms: 4.0 ms fp32 baseline -> 4x, 2.0 ms TF32 baseline -> 2x; p1 (1.0x) only in standard
+    assert settings[("fp32", "hidden")]["correct_speedup"] == pytest.approx(4.0)
+    assert settings[("TF32", "hidden")]["correct_speedup"] == pytest.approx(2.0)
+    assert settings[("TF32", "standard")]["correct_speedup"] == pytest.approx(2 ** 0.5)
+    assert settings[("fp32", "standard")]["correct"] == 0.5 and settings[("TF32", "hidden")]["correct"] == 0.25
+
+
+def test_tolerance_rejudges_from_recorded_differences():
+    data, _, _ = report(fp32_tolerance=1e-4)
+    section = data["sections"][0]
+    # p1 s1 (4.0x) has max_abs_diff 5e-4 > 1e-4: p1 falls back to s0 (2.0x); p2 s0 (0.5x) has no cases
+    # recorded and keeps its verdict; p4 s0 2.0x
+    assert row(data, "fp32", "alpha", "1")["metrics"]["correct_speedup"] == pytest.approx(2 ** (1 / 3))
+    assert section["tolerance"]["tolerance"] == 1e-4 and section["tolerance"]["rejected"] == 1
+    assert section["tolerance"]["without_data"] >= 1 and section["tolerance"]["evaluation_atols"] == [1e-3]
+
+
+def test_bf16_runs_use_their_own_baseline():
+    data, _, _ = report()
+    bf16 = next(s for s in data["sections"] if s["precision"] == "bf16")
+    assert bf16["baseline"]["name"] == "baseline_time_torch_bf16"
+    # p1: 0.25 ms against a 0.5 ms bf16 baseline
+    assert row(data, "bf16", "alpha", "1")["metrics"]["correct_speedup"] == pytest.approx(2.0)
+
+
+def test_baselines_with_and_without_fingerprint():
+    tf32 = load_baseline(FIXTURES / "timing", "H200", "baseline_time_torch_tf32")
+    fp32 = load_baseline(FIXTURES / "timing", "H200", "baseline_time_torch")
+    assert tf32.fingerprint["gpu"] == "NVIDIA H200" and fp32.fingerprint is None
+    assert tf32.levels[1][2].mean_ms == 2.0 and fp32.levels[1][2].mean_ms == 4.0
+
+
+def test_script_writes_the_page_and_names_what_it_used(tmp_path):
+    out = tmp_path / "board.html"
+    done = cli("generate_leaderboard.py", "--use_hidden_eval", "--baseline", "baseline_time_torch_tf32",
+               "--out", out, "--runs_dir", PATHS["runs_dir"], "--timing_dir", PATHS["timing_dir"],
+               "--degenerate_file", PATHS["degenerate_file"], "--runs", "alpha_level1_test", "alpha_level2_test")
+    assert done.returncode == 0, done.stderr
+    html = out.read_text()
+    data = page_data(html)
+    assert [r["model"] for r in data["sections"][0]["rows"]] == ["alpha"] * 3   # only the listed runs
+    assert data["correctness"] == "hidden" and data["hardware"] == "H200"
+    baseline_file = FIXTURES / "timing" / "H200" / "baseline_time_torch_tf32.json"
+    assert data["sections"][0]["baseline"]["digest"] == hashlib.sha256(baseline_file.read_bytes()).hexdigest()[:12]
+    assert data["sections"][0]["baseline"]["fingerprint"]["driver"] == "570.00"
+    assert "plotly.js v" in html and "<script src" not in html   # plotly embedded, nothing fetched
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--runs_dir", "{tmp}"], "no runs in"),
+    (["--baseline", "baseline_time_torch_missing"], "baseline file"),
+    (["--runs", "not-a-run"], "is not named"),
+])
+def test_bad_input_is_one_line(tmp_path, args, message):
+    defaults = ["--runs_dir", PATHS["runs_dir"], "--timing_dir", PATHS["timing_dir"],
+                "--degenerate_file", PATHS["degenerate_file"], "--out", tmp_path / "x.html"]
+    done = cli("generate_leaderboard.py", *defaults, *[a.replace("{tmp}", str(tmp_path)) for a in args])
+    assert done.returncode == 2 and message in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert not (tmp_path / "x.html").exists()
+
+
+def test_malformed_result_json_is_one_line(tmp_path):
+    runs = tmp_path / "runs"
+    shutil.copytree(FIXTURES / "runs" / "beta_level1_test", runs / "beta_level1_test")
+    (runs / "beta_level1_test" / "eval_results.json").write_text('{"1_0": {"compiled": tru')
+    with pytest.raises(UserError, match=r"eval_results.json is not valid JSON"):
+        report(runs_dir=str(runs))
+    done = cli("generate_leaderboard.py", "--runs_dir", runs, "--timing_dir", PATHS["timing_dir"],
+               "--out", tmp_path / "x.html")
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_analysis_script_prints_the_metrics_of_one_run():
+    done = cli("benchmark_eval_analysis.py", "run_name=alpha_level1_test", "level=1", "hardware=H200",
+               "baseline=baseline_time_torch_tf32", f"runs_dir={PATHS['runs_dir']}",
+               f"timing_dir={PATHS['timing_dir']}", f"degenerate_file={PATHS['degenerate_file']}",
+               "bootstrap_resamples=200")
+    assert done.returncode == 0, done.stderr
+    lines = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in done.stdout.splitlines()[1:])
+    assert lines["correct (best of N)"] == "75.0%" and lines["Fast@2"] == "25.0%"
+    assert lines["correct speedup (geomean)"].startswith("1.587x  [")
+    assert lines["KernelBench avg speedup"] == "2.000x" and lines["uses less memory"] == "33.3%"
+    bad = cli("benchmark_eval_analysis.py", "run_name=alpha_level1_test", "level=9", f"runs_dir={PATHS['runs_dir']}")
+    assert bad.returncode == 2 and "unknown level 9" in bad.stderr
+
+
+def test_ten_models_of_250_problems_render_fast_and_small(tmp_path):
+    paths = write_synthetic(tmp_path, models=10, levels={1: 100, 2: 100, 3: 50}, samples=5)
+    out = tmp_path / "leaderboard.html"
+    started = time.perf_counter()
+    done = cli("generate_leaderboard.py", "--use_hidden_eval", "--out", out, "--runs_dir", paths["runs_dir"],
+               "--timing_dir", paths["timing_dir"], "--degenerate_file", paths["degenerate_file"])
+    elapsed = time.perf_counter() - started
+    assert done.returncode == 0, done.stderr
+    assert elapsed < 10, f"took {elapsed:.1f} s"
+    assert out.stat().st_size < 15e6, f"{out.stat().st_size / 1e6:.1f} MB"
+    data = page_data(out.read_text())
+    overall = [r for r in data["sections"][0]["rows"] if r["level"] == "all"]
+    assert len(overall) == 10 and all(r["metrics"]["num_problems"] == 249 for r in overall)
+    assert len(data["deflation"]["rows"]) == 40
