@@ -1,0 +1,256 @@
+"""Baseline timings of the reference models: the modes, timing one problem, the environment
+fingerprint, and reading baseline files.
+
+A baseline file `results/timing/{HW}/{mode}.json` is `{"level1": {"19_ReLU.py": {stats}, ...}, ...}`
+(the KernelBench format) plus two keys that readers iterating levels never look at: "fingerprint"
+(where and how it was measured) and "failures" (problems whose reference raised, per level). Keeping
+failures out of the level maps means every level entry has a "mean".
+
+Each problem is timed exactly as the evaluator times a kernel: the model built under `seed`, the
+inputs of the first correctness trial (seed*1000, scale 1.0), one untimed call (the evaluator's
+correctness trial), peak memory over one call, then `time_function` under no_grad.
+"""
+
+from __future__ import annotations
+
+import gc
+import platform
+import subprocess
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from types import ModuleType
+from typing import Iterable
+
+import torch
+
+from .errors import UserError
+from .inputs import PRECISIONS, Case, build_model, case_inputs
+from .results import read_json
+from .timing import peak_memory, precision_flags, set_tf32_mode, time_function
+
+
+@dataclass(frozen=True)
+class Mode:
+    """How one baseline is measured: TF32 setting (timing.set_tf32_mode), dtype, torch.compile mode."""
+
+    tf32: str
+    precision: str = "fp32"
+    compile: str | None = None
+
+
+MODES = {
+    "baseline_time_torch": Mode("default"),  # PyTorch's defaults, what KernelBench measured
+    "baseline_time_torch_tf32": Mode("high"),
+    "baseline_time_torch_fp32_ieee": Mode("ieee"),
+    "baseline_time_torch_bf16": Mode("default", "bf16"),
+    "baseline_time_torch_compile_inductor_default": Mode("default", compile="default"),
+    "baseline_time_torch_compile_inductor_max_autotune": Mode("default", compile="max-autotune"),
+    "baseline_time_torch_compile_inductor_default_tf32": Mode("high", compile="default"),
+    "baseline_time_torch_compile_inductor_max_autotune_tf32": Mode("high", compile="max-autotune"),
+}
+DEFAULT_MODES = ("baseline_time_torch", "baseline_time_torch_tf32", "baseline_time_torch_fp32_ieee",
+                 "baseline_time_torch_bf16")
+COMPILE_PREFIX = "baseline_time_torch_compile_"
+STAT_KEYS = ("mean", "std", "min", "max", "median", "num_trials")
+
+
+# ---------------------------------------------------------------- timing one problem
+
+def measure(module: ModuleType, mode_name: str, settings: dict, device: torch.device) -> dict:
+    """Stats (ms), peak_memory (bytes, -1 off CUDA) and seconds of one reference under one mode."""
+    mode = MODES[mode_name]
+    started = time.monotonic()
+    set_tf32_mode(mode.tf32)
+    dtype = PRECISIONS[mode.precision]
+    model = build_model(module.Model, module, settings["seed"], device, dtype)
+    if mode.compile:
+        model = torch.compile(model, mode=mode.compile)
+    inputs = case_inputs(Case("trial_0", settings["seed"] * 1000), module, None, device, dtype)
+    with torch.no_grad():
+        model(*inputs)  # the evaluator's first correctness trial, on the same inputs
+        memory = peak_memory(lambda: model(*inputs), device)
+        stats = time_function(lambda: model(*inputs), device, settings["num_perf_trials"],
+                              settings["num_warmup"], settings["flush_l2"])
+    entry = {key: stats[key] for key in STAT_KEYS}
+    entry["peak_memory"] = int(memory["peak_allocated"])
+    entry["seconds"] = time.monotonic() - started
+    return entry
+
+
+def measure_safely(module: ModuleType, mode_name: str, settings: dict, device: torch.device) -> dict:
+    """measure(), with any exception (out-of-memory included) turned into {"error": ...}."""
+    started = time.monotonic()
+    try:
+        return measure(module, mode_name, settings, device)
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {str(exc).strip()[:1000]}"
+    finally:
+        release(device, MODES[mode_name])
+    return {"error": error, "seconds": time.monotonic() - started}
+
+
+def release(device: torch.device, mode: Mode) -> None:
+    """Free the problem's tensors (and compiled graphs) before the next one."""
+    if mode.compile:
+        torch._dynamo.reset()
+    gc.collect()
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+
+
+# ---------------------------------------------------------------- fingerprint
+
+def gpu_model_id(device: torch.device) -> str:
+    """Identifies the GPU model and configuration, never the individual card (no UUID)."""
+    props = torch.cuda.get_device_properties(device)
+    return f"{props.name} / sm_{props.major}{props.minor} / {props.total_memory} B / {props.multi_processor_count} SMs"
+
+
+def driver_version() -> str | None:
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader", "-i", "0"],
+                             capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
+
+
+def timing_settings(settings: dict) -> dict:
+    return {"num_trials": settings["num_perf_trials"], "num_warmup": settings["num_warmup"],
+            "flush_l2": bool(settings["flush_l2"]), "synchronisation": "device-wide"}
+
+
+def collect_fingerprint(device: torch.device, timing: dict, mode: str | None = None,
+                        precision: str = "fp32") -> dict:
+    """Where and how timings are taken: GPU model, driver, CUDA, torch, the precision flags in force
+    now, timing settings, date. Call it after set_tf32_mode (the evaluator can call it too)."""
+    cuda = device.type == "cuda"
+    return {
+        "gpu_name": torch.cuda.get_device_name(device) if cuda else None,
+        "gpu_model_id": gpu_model_id(device) if cuda else None,
+        "driver": driver_version() if cuda else None,
+        "cuda": torch.version.cuda,
+        "torch": torch.__version__,
+        "mode": mode,
+        "precision": precision,
+        "precision_flags": precision_flags(),
+        "timing": dict(timing),
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "device": "cuda" if cuda else "cpu",
+        "host_cpu": platform.machine() if not cuda else None,
+    }
+
+
+def fingerprint_for(device: torch.device, tf32_mode: str, precision: str, settings: dict,
+                    mode: str | None = None) -> dict:
+    """The fingerprint of timings taken under `tf32_mode` with `settings` (num_perf_trials, num_warmup,
+    flush_l2: the evaluator's settings dict works as it is). The flags are set, read back from torch,
+    then restored, so calling this changes nothing in the caller's process."""
+    previous = precision_flags()
+    set_tf32_mode(tf32_mode)
+    try:
+        return collect_fingerprint(device, timing_settings(settings), mode, precision)
+    finally:
+        torch.set_float32_matmul_precision(previous["float32_matmul_precision"])
+        torch.backends.cuda.matmul.allow_tf32 = previous["cuda_matmul_allow_tf32"]
+        torch.backends.cudnn.allow_tf32 = previous["cudnn_allow_tf32"]
+
+
+def mode_fingerprint(mode_name: str, device: torch.device, settings: dict) -> dict:
+    """The fingerprint of a baseline mode's file."""
+    mode = MODES[mode_name]
+    return dict(fingerprint_for(device, mode.tf32, mode.precision, settings, mode_name), compile=mode.compile)
+
+
+# What compare_fingerprints checks: group name -> (fields, how a person calls it).
+FINGERPRINT_GROUPS = {
+    "gpu": (("device", "gpu_model_id"), "GPU"),
+    "torch": (("torch",), "torch version"),
+    "cuda": (("cuda",), "CUDA version"),
+    "precision": (("precision",), "precision (dtype)"),
+    "precision_flags": (("precision_flags",), "TF32 / matmul-precision flags"),
+    "timing": (("timing",), "timing settings"),
+}
+
+
+def compare_fingerprints(a: dict | None, b: dict | None, ignore: Iterable[str] = (),
+                         names: tuple[str, str] = ("kernels", "baseline")) -> list[str]:
+    """Human-readable differences between two fingerprints that make their timings incomparable.
+
+    `ignore` names groups of FINGERPRINT_GROUPS to skip (e.g. "precision_flags" when a TF32
+    baseline is compared with kernels on purpose). A missing fingerprint is itself reported."""
+    missing = [name for name, fp in zip(names, (a, b)) if not fp]
+    if missing:
+        return [f"no environment fingerprint for the {' and '.join(missing)} (measured by an older version): "
+                f"cannot check they were measured on the same GPU and precision settings"]
+    problems = []
+    for group, (fields, label) in FINGERPRINT_GROUPS.items():
+        if group in ignore:
+            continue
+        left = {f: a.get(f) for f in fields}
+        right = {f: b.get(f) for f in fields}
+        if left != right:
+            problems.append(f"{label} differ: {names[0]} {_describe(left)} vs {names[1]} {_describe(right)}")
+    return problems
+
+
+def _describe(values: dict) -> str:
+    if len(values) == 1:
+        (value,) = values.values()
+        if isinstance(value, dict):
+            return "{" + ", ".join(f"{k}={v}" for k, v in value.items()) + "}"
+        return str(value)
+    return ", ".join(f"{k}={v}" for k, v in values.items() if v is not None)
+
+
+# ---------------------------------------------------------------- files
+
+@dataclass
+class Baseline:
+    """A baseline file: {"level1": {problem file: stats}}, its fingerprint (None in files written
+    before fingerprints existed) and recorded failures ({"level1": {problem file: {"error"}}})."""
+
+    levels: dict
+    fingerprint: dict | None = None
+    failures: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        ordered = {level: _sorted_entries(self.levels[level]) for level in _sorted_levels(self.levels)}
+        ordered["fingerprint"] = self.fingerprint
+        ordered["failures"] = {level: _sorted_entries(self.failures[level])
+                               for level in _sorted_levels(self.failures) if self.failures[level]}
+        return ordered
+
+
+def load_baseline(path: str | Path) -> Baseline:
+    """Read a baseline file, old format (levels only) or new; raise UserError if it is malformed."""
+    data = read_json(path, "baseline file")
+    if not isinstance(data, dict):
+        raise UserError(f"baseline file {path} does not hold a JSON object of levels")
+    levels = {k: v for k, v in data.items() if k.startswith("level")}
+    for level, entries in levels.items():
+        if not isinstance(entries, dict) or not all(isinstance(e, dict) and "mean" in e for e in entries.values()):
+            raise UserError(f"baseline file {path}: {level} must map problem files to stats with a 'mean'")
+    fingerprint = data.get("fingerprint")
+    if fingerprint is not None and not isinstance(fingerprint, dict):
+        raise UserError(f"baseline file {path}: 'fingerprint' must be an object")
+    return Baseline(levels, fingerprint, data.get("failures") or {})
+
+
+def _level_number(key: str) -> int:
+    digits = key.removeprefix("level")
+    return int(digits) if digits.isdigit() else 1 << 30
+
+
+def _sorted_levels(levels: dict) -> list[str]:
+    return sorted(levels, key=lambda k: (_level_number(k), k))
+
+
+def _sorted_entries(entries: dict) -> dict:
+    def problem_id(name: str):
+        head = name.split("_", 1)[0]
+        return (int(head), name) if head.isdigit() else (1 << 30, name)
+
+    return dict(sorted(entries.items(), key=lambda kv: problem_id(kv[0])))

@@ -1,0 +1,197 @@
+"""scripts/generate_baseline_time.py on the CPU, the baseline file reader, fingerprint comparison and
+the figures script."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, TINY
+from kernelbench_verified.baseline import DEFAULT_MODES, compare_fingerprints, load_baseline
+from kernelbench_verified.errors import UserError
+
+SCRIPT = ROOT / "scripts" / "generate_baseline_time.py"
+FIGURES = ROOT / "benchmarks" / "baseline_figures.py"
+FLAGS = {  # what each mode's fingerprint must say was in force
+    "baseline_time_torch": ("highest", False, True),
+    "baseline_time_torch_tf32": ("high", True, True),
+    "baseline_time_torch_fp32_ieee": ("highest", False, False),
+    "baseline_time_torch_bf16": ("highest", False, True),
+}
+
+
+def generate(out_dir, *overrides, problems_dir=TINY / "KernelBench"):
+    args = [f"problems_dir={problems_dir}", "level=1", "subset=[1,2]", "num_perf_trials=3", "num_warmup=1",
+            f"out_dir={out_dir}", "device=cpu", *overrides]
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=180)
+
+
+def read(path):
+    return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("timing")
+    result = generate(out)
+    assert result.returncode == 0, result.stderr
+    return out, result
+
+
+def test_writes_one_file_per_mode_with_fingerprint_and_stats(first_run):
+    out, result = first_run
+    for mode in DEFAULT_MODES:
+        data = read(out / "cpu" / f"{mode}.json")
+        fingerprint = data["fingerprint"]
+        assert fingerprint["mode"] == mode and fingerprint["device"] == "cpu"
+        assert fingerprint["gpu_name"] is None and fingerprint["gpu_model_id"] is None
+        assert fingerprint["precision"] == ("bf16" if mode.endswith("bf16") else "fp32")
+        flags = fingerprint["precision_flags"]
+        assert (flags["float32_matmul_precision"], flags["cuda_matmul_allow_tf32"],
+                flags["cudnn_allow_tf32"]) == FLAGS[mode]
+        assert fingerprint["timing"] == {"num_trials": 3, "num_warmup": 1, "flush_l2": True,
+                                         "synchronisation": "device-wide"}
+        assert fingerprint["torch"] and fingerprint["date"]
+        assert sorted(data["level1"]) == ["1_ReLU.py", "2_Matmul.py"]
+        for entry in data["level1"].values():
+            assert entry["num_trials"] == 3 and entry["peak_memory"] == -1 and entry["device"] == "cpu"
+            assert 0 < entry["min"] <= entry["median"] <= entry["max"] and entry["min"] <= entry["mean"]
+            assert entry["seconds"] > 0 and entry["hardware"].startswith("cpu")
+        assert data["failures"] == {}
+        assert load_baseline(out / "cpu" / f"{mode}.json").fingerprint == fingerprint
+
+
+def test_rerun_resumes_without_retiming(first_run, tmp_path):
+    out, _ = first_run
+    copy = tmp_path / "timing"
+    shutil.copytree(out, copy)
+    before = {mode: read(copy / "cpu" / f"{mode}.json") for mode in DEFAULT_MODES}
+    again = generate(copy)
+    assert again.returncode == 0, again.stderr
+    assert "0 timing(s) to take" in again.stdout
+    assert {mode: read(copy / "cpu" / f"{mode}.json") for mode in DEFAULT_MODES} == before
+
+    wider = generate(copy, "subset=[1,3]", "modes=[baseline_time_torch_tf32]")
+    assert wider.returncode == 0, wider.stderr
+    assert "1 timing(s) to take" in wider.stdout
+    after = read(copy / "cpu" / "baseline_time_torch_tf32.json")["level1"]
+    old = before["baseline_time_torch_tf32"]["level1"]
+    assert {k: after[k] for k in old} == old  # the earlier timings are kept as they were
+    assert after["3_Linear_GELU.py"]["num_trials"] == 3
+
+
+def test_failing_problems_are_recorded_and_the_rest_timed(tmp_path):
+    problems = tmp_path / "problems" / "level1"
+    problems.mkdir(parents=True)
+    relu = (TINY / "KernelBench" / "level1" / "1_ReLU.py").read_text()
+    (problems / "1_ReLU.py").write_text(relu)
+    (problems / "2_Raises.py").write_text(relu.replace("return torch.relu(x)", "raise RuntimeError('reference broke')"))
+    (problems / "3_KillsItsProcess.py").write_text(
+        relu.replace("return torch.relu(x)", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"))
+    (problems / "4_ReLU.py").write_text(relu)
+    result = generate(tmp_path / "out", "modes=[baseline_time_torch]", "subset=[null,null]",
+                      problems_dir=tmp_path / "problems")
+    assert result.returncode == 0, result.stderr
+    baseline = load_baseline(tmp_path / "out" / "cpu" / "baseline_time_torch.json")
+    assert list(baseline.levels["level1"]) == ["1_ReLU.py", "4_ReLU.py"]  # 4 timed by a fresh worker
+    failures = baseline.failures["level1"]
+    assert "RuntimeError: reference broke" in failures["2_Raises.py"]["error"]
+    assert "worker process died (exit -9)" in failures["3_KillsItsProcess.py"]["error"]
+    assert "2/4 timed, 2 failed" in result.stdout
+
+
+def test_settings_differing_from_an_existing_file_stop_with_one_line(first_run, tmp_path):
+    out, _ = first_run
+    copy = tmp_path / "timing"
+    shutil.copytree(out, copy)
+    result = generate(copy, "num_perf_trials=5")
+    assert result.returncode == 2
+    assert "timing settings differ" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_unknown_mode_is_a_one_line_error(tmp_path):
+    result = generate(tmp_path, "modes=[baseline_time_torch_fp64]")
+    assert result.returncode == 2 and "unknown baseline mode(s) baseline_time_torch_fp64" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_old_format_files_load_without_fingerprint(tmp_path):
+    path = tmp_path / "baseline_time_torch.json"
+    path.write_text(json.dumps({"level1": {"19_ReLU.py": {"mean": 0.02, "std": 0.001, "min": 0.019, "max": 0.03,
+                                                          "num_trials": 100, "hardware": "L40S",
+                                                          "device": "cuda:0"}}}))
+    baseline = load_baseline(path)
+    assert baseline.fingerprint is None and baseline.failures == {}
+    assert baseline.levels["level1"]["19_ReLU.py"]["mean"] == 0.02
+    assert "no environment fingerprint" in compare_fingerprints({"device": "cpu"}, baseline.fingerprint)[0]
+    path.write_text(json.dumps({"level1": {"19_ReLU.py": {"std": 1}}}))
+    with pytest.raises(UserError, match="'mean'"):
+        load_baseline(path)
+
+
+def test_compare_fingerprints_names_gpu_and_tf32_differences(first_run):
+    out, _ = first_run
+    tf32 = read(out / "cpu" / "baseline_time_torch_tf32.json")["fingerprint"]
+    default = read(out / "cpu" / "baseline_time_torch.json")["fingerprint"]
+    assert compare_fingerprints(tf32, dict(tf32, date="2030-01-01")) == []
+    h200 = dict(tf32, device="cuda", gpu_name="NVIDIA H200",
+                gpu_model_id="NVIDIA H200 / sm_90 / 150754820096 B / 132 SMs")
+    h100 = dict(h200, gpu_name="NVIDIA H100 80GB HBM3", gpu_model_id="NVIDIA H100 80GB HBM3 / sm_90 / 85045379072 B / 132 SMs")
+    (gpu,) = compare_fingerprints(h100, h200)
+    assert gpu.startswith("GPU differ") and "H100" in gpu and "H200" in gpu
+    (flags,) = compare_fingerprints(default, tf32)
+    assert flags.startswith("TF32") and "cuda_matmul_allow_tf32=False" in flags and "=True" in flags
+    assert compare_fingerprints(default, tf32, ignore=("precision_flags",)) == []
+
+
+def test_figures_from_cpu_files_and_known_ratios(first_run, tmp_path):
+    out, _ = first_run
+    result = subprocess.run([sys.executable, str(FIGURES), "--hardware", "cpu", "--dir", str(out), "--repeat",
+                             str(out / "cpu" / "baseline_time_torch.json"),
+                             str(out / "cpu" / "baseline_time_torch_fp32_ieee.json")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "level1 (2 problems): geomean fp32_ieee/tf32" in result.stdout
+    assert "baseline_time_torch level1: 2 problems" in result.stdout
+
+    def write(folder, mode, means):
+        folder.mkdir(parents=True, exist_ok=True)
+        levels = {"level1": {name: {"mean": m, "seconds": 1.0} for name, m in means.items()}}
+        (folder / f"{mode}.json").write_text(json.dumps(levels))
+
+    known = tmp_path / "known" / "X"
+    write(known, "baseline_time_torch_tf32", {"1_a.py": 1.0, "2_b.py": 2.0})
+    write(known, "baseline_time_torch_fp32_ieee", {"1_a.py": 4.0, "2_b.py": 2.0})  # ratios 4 and 1
+    write(known, "baseline_time_torch", {"1_a.py": 1.0, "2_b.py": 2.0})
+    write(tmp_path / "again", "baseline_time_torch_tf32", {"1_a.py": 3.0, "2_b.py": 2.0})  # |d|/mean 1.0, 0
+    figures_path = tmp_path / "figures.json"
+    result = subprocess.run([sys.executable, str(FIGURES), "--hardware", "X", "--dir", str(tmp_path / "known"),
+                             "--repeat", str(known / "baseline_time_torch_tf32.json"),
+                             str(tmp_path / "again" / "baseline_time_torch_tf32.json"), "--out", str(figures_path)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    figures = read(figures_path)
+    level = figures["tf32"]["level1"]
+    assert level["geomean fp32_ieee/tf32"] == pytest.approx(2.0)
+    assert level["geomean torch_default/tf32"] == pytest.approx(1.0)
+    assert list(level["tf32 helps most (fp32_ieee/tf32)"]) == ["1_a.py", "2_b.py"]
+    assert figures["reproducibility"]["level1"] == {"problems": 2, "median": pytest.approx(0.5),
+                                                    "max": pytest.approx(1.0), "worst": "1_a.py"}
+    assert figures["seconds"]["baseline_time_torch"]["level1"]["total"] == 2.0
+
+
+@pytest.mark.gpu
+def test_gpu_run_records_the_gpu_and_peak_memory(tmp_path):
+    result = generate(tmp_path, "device=cuda", "modes=[baseline_time_torch,baseline_time_torch_tf32]")
+    assert result.returncode == 0, result.stderr
+    (folder,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    for mode in ("baseline_time_torch", "baseline_time_torch_tf32"):
+        data = read(folder / f"{mode}.json")
+        fingerprint = data["fingerprint"]
+        assert fingerprint["device"] == "cuda" and fingerprint["gpu_name"] and fingerprint["cuda"]
+        assert fingerprint["gpu_model_id"].startswith(fingerprint["gpu_name"]) and " SMs" in fingerprint["gpu_model_id"]
+        assert fingerprint["precision_flags"]["cuda_matmul_allow_tf32"] == (mode == "baseline_time_torch_tf32")
+        for entry in data["level1"].values():
+            assert entry["device"] == "cuda:0" and entry["peak_memory"] > 0 and entry["mean"] > 0
