@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install demo test clean-demo
+.PHONY: install demo test
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,18 +15,22 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed
 
-# The main job on the embedded example: evaluate a run of example kernels (correct ones and
-# reward hacks) against small problems with the hidden distributions, on the CPU when there is no GPU.
+# The main job on the embedded example, end to end with no API key and no GPU: replay shipped LLM
+# answers for small example problems (generate), evaluate them with the hidden distributions (on the
+# CPU when there is no GPU), time the PyTorch baselines of those problems, and write the leaderboard.
+DEMO_RUN := replay-demo_level1_test
+TINY := examples/tiny
 demo: install
-	rm -rf runs/demo && mkdir -p runs/demo
-	for spec in 1:0:relu_correct 1:1:relu_identity_shortcut 2:0:matmul_correct 2:1:relu_raises \
-	            3:0:linear_gelu_correct 4:0:cross_entropy_correct; do \
-	  set -- $$(echo $$spec | tr : ' '); \
-	  cp examples/tiny/kernels/$$3.py runs/demo/level_1_problem_$$1_sample_$$2_kernel.py; \
-	done
-	$(BIN)/python scripts/eval_from_generations.py run_name=demo level=1 num_samples=2 \
-	  problems_dir=examples/tiny/KernelBench hidden_tests_dir=examples/tiny/hidden_tests \
-	  use_hidden_tests=True verbose=True
+	$(BIN)/python scripts/generate_samples.py run_name=$(DEMO_RUN) level=1 num_samples=2 \
+	  server_type=replay model_name=replay-demo replay_dir=$(TINY)/responses problems_dir=$(TINY)/KernelBench
+	$(BIN)/python scripts/eval_from_generations.py run_name=$(DEMO_RUN) level=1 num_samples=2 \
+	  problems_dir=$(TINY)/KernelBench hidden_tests_dir=$(TINY)/hidden_tests use_hidden_tests=True verbose=True
+	$(BIN)/python scripts/generate_baseline_time.py level=1 problems_dir=$(TINY)/KernelBench \
+	  out_dir=runs/demo_timing modes=[baseline_time_torch,baseline_time_torch_tf32]
+	$(BIN)/python scripts/generate_leaderboard.py --use_hidden_eval --baseline baseline_time_torch_tf32 \
+	  --runs $(DEMO_RUN) --timing_dir runs/demo_timing --hardware $$($(BIN)/python -c \
+	  "import torch; print('H200' if torch.cuda.is_available() else 'cpu')") \
+	  --degenerate_file $(TINY)/degenerate_problems.json --out runs/demo_leaderboard.html
 
 test: install
 	$(BIN)/python -m pytest -q

@@ -98,3 +98,21 @@ def test_hung_kernel_is_killed_and_the_batch_goes_on(tmp_path):
     assert results["1_0"]["eval_status"] == "timeout"
     assert "12.0 s timeout" in results["1_0"]["metadata"]["error"]
     assert results["1_1"]["eval_status"] == "correct"
+
+
+def test_static_findings_are_stored_under_warn(results):
+    codes = {f["code"] for f in results["1_3"]["metadata"]["static_findings"]}
+    assert "monkey_patch" in codes and results["1_3"]["eval_status"] == "incorrect"
+
+
+def test_static_reject_fails_a_hack_without_running_it(tmp_path):
+    run_dir = make_run(tmp_path, "reject", {(1, 0): "relu_patches_timer", (1, 1): "relu_correct"})
+    cfg = load_config("eval", tiny_overrides(tmp_path, "reject", num_samples=2, static_check="reject"))
+    evaluate_run(cfg)
+    results = json.loads((run_dir / "eval_results.json").read_text())
+    hack = results["1_0"]
+    assert hack["eval_status"] == "rejected_static" and not hack["correctness"]
+    assert hack["metadata"]["static_rejected_codes"] == ["monkey_patch"]
+    assert hack["metadata"]["eval_status_before_static"] == "not_run"
+    assert results["1_1"]["eval_status"] == "correct"  # a warn-level finding does not reject
+    assert {f["code"] for f in results["1_1"]["metadata"]["static_findings"]} == {"no_custom_kernel"}

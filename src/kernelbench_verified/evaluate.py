@@ -26,6 +26,8 @@ from .inputs import PRECISIONS, correctness_cases
 from .judge import Judge, judge_worker
 from .problems import Problem, list_problems, load_module
 from .results import ResultStore, new_record, read_json, write_json_atomic
+from .static_check import check_source
+from .static_policy import apply_policy, rejecting_codes, require_policy
 from .timing import TF32_MODES
 
 
@@ -90,6 +92,7 @@ def settings_from_config(cfg: DictConfig) -> dict:
         "flush_l2": bool(cfg.flush_l2),
         "reference_cache_gb": float(cfg.reference_cache_gb),
         "arch_list": arch_list(cfg.gpu_arch),
+        "static_check": require_policy(cfg.static_check),
     }
 
 
@@ -123,6 +126,22 @@ def child_environment(settings: dict, build_root: Path, gpu: str | None) -> dict
     env["TRITON_CACHE_DIR"] = str(build_root / "triton")
     env["CUDA_VISIBLE_DEVICES"] = gpu if gpu is not None else ""
     return env
+
+
+class Recorder:
+    """Turns a judge's raw record into the stored one: run context, static-check policy, atomic write."""
+
+    def __init__(self, store: ResultStore, context: dict, policy: str):
+        self.store, self.context, self.policy = store, context, policy
+        self.findings: dict[str, list] = {}
+
+    def save(self, problem: Problem, sid: int, judged: dict, **context) -> dict:
+        key = f"{problem.pid}_{sid}"
+        record = new_record(problem.level, problem.pid, sid, problem.filename, judged, {**self.context, **context})
+        if key in self.findings:
+            record = apply_policy(record, self.findings[key], self.policy)
+        self.store.put(key, record)
+        return record
 
 
 class Progress:
@@ -163,6 +182,7 @@ def evaluate_run(cfg: DictConfig) -> int:
     context = {"device": devices[0], "precision": settings["precision"],
                "tf32_mode": settings["tf32_mode"], "atol": settings["atol"], "rtol": settings["rtol"],
                "use_hidden_tests": bool(cfg.use_hidden_tests), "seed": settings["seed"]}
+    recorder = Recorder(store, context, settings["static_check"])
 
     jobs, skipped = [], 0
     for problem in problems:
@@ -173,23 +193,33 @@ def evaluate_run(cfg: DictConfig) -> int:
             if store.has(key):
                 skipped += 1
             elif not path.is_file():
-                store.put(key, new_record(cfg.level, problem.pid, sid, problem.filename,
-                                          {"eval_status": "missing_kernel", "error": f"{path.name} not found"}, context))
-            else:
+                recorder.save(problem, sid, {"eval_status": "missing_kernel", "error": f"{path.name} not found"})
+            elif not _screen(recorder, problem, sid, path, settings):
                 cases = cases or case_list(settings, hidden[problem.pid])
                 jobs.append((problem, sid, _job(problem, sid, path, settings, hidden[problem.pid], cases,
                                                 build_root, devices[0], "eval")))
     print(f"{len(jobs)} kernel(s) to evaluate, {skipped} already done, on {devices[0]} x{len(devices)}; "
           f"results -> {store.path}")
     if cfg.build_cache and jobs:
-        jobs = precompile(jobs, settings, build_root, cfg.num_cpu_workers, store, context)
+        jobs = precompile(jobs, settings, build_root, cfg.num_cpu_workers, recorder)
     if jobs:
-        dispatch(jobs, settings, devices, build_root, store, context, cfg.verbose)
+        dispatch(jobs, settings, devices, build_root, recorder, cfg.verbose)
     return summarize(store, problems, cfg.num_samples)
 
 
-def precompile(jobs: list, settings: dict, build_root: Path, workers: int, store: ResultStore,
-               context: dict) -> list:
+def _screen(recorder: Recorder, problem: Problem, sid: int, path: Path, settings: dict) -> bool:
+    """Static checks of the kernel file; True when the policy rejects it without running it."""
+    if settings["static_check"] == "off":
+        return False
+    findings = check_source(path.read_text(errors="replace"), settings["precision"])
+    recorder.findings[f"{problem.pid}_{sid}"] = findings
+    if not rejecting_codes(findings, settings["static_check"]):
+        return False
+    recorder.save(problem, sid, {"eval_status": "not_run", "error": "rejected by the static checks, not run"})
+    return True
+
+
+def precompile(jobs: list, settings: dict, build_root: Path, workers: int, recorder: Recorder) -> list:
     """Build every pending kernel on CPU processes; compile errors are final and recorded here."""
     env = child_environment(settings, build_root, gpu=None)
     judge = Judge(settings, "cpu", env)
@@ -201,7 +231,7 @@ def precompile(jobs: list, settings: dict, build_root: Path, workers: int, store
             built = future.result()
             bar.update(1)
             if built.get("eval_status") == "compile_error":
-                store.put(job["key"], new_record(problem.level, problem.pid, sid, problem.filename, built, context))
+                recorder.save(problem, sid, built)
             else:
                 remaining.append((problem, sid, job))
     bar.close()
@@ -221,8 +251,8 @@ def _build_once(judge: Judge, job: dict) -> dict:
     return built
 
 
-def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, store: ResultStore,
-             context: dict, verbose: bool) -> None:
+def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, recorder: Recorder,
+             verbose: bool) -> None:
     ctx = mp.get_context("spawn")
     job_queue, result_queue = ctx.Queue(), ctx.Queue()
     by_key = {job["key"]: (problem, sid, job) for problem, sid, job in jobs}
@@ -245,7 +275,7 @@ def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, s
             try:
                 message = result_queue.get(timeout=5)
             except queue.Empty:
-                _check_workers(workers, in_flight, by_key, store, context, progress)
+                _check_workers(workers, in_flight, by_key, recorder, progress)
                 if not any(w.is_alive() for w in workers) and by_key:
                     raise UserError("every judge process died; see the records marked harness_error")
                 continue
@@ -256,9 +286,7 @@ def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, s
             in_flight.pop(worker_id, None)
             problem, sid, job = by_key.pop(key)
             judged.setdefault("build_dir", job["build_dir"])
-            record = new_record(problem.level, problem.pid, sid, problem.filename, judged,
-                                dict(context, device=devices[worker_id]))
-            store.put(key, record)
+            record = recorder.save(problem, sid, judged, device=devices[worker_id])
             progress.update(key, record)
     finally:
         progress.close()
@@ -267,16 +295,14 @@ def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, s
             process.join(timeout=10)
 
 
-def _check_workers(workers, in_flight, by_key, store, context, progress) -> None:
+def _check_workers(workers, in_flight, by_key, recorder, progress) -> None:
     """A judge that died mid-job: record that job as a harness error (the others go on)."""
     for worker_id, process in enumerate(workers):
         if not process.is_alive() and worker_id in in_flight:
             key = in_flight.pop(worker_id)
             problem, sid, _ = by_key.pop(key)
             judged = {"eval_status": "harness_error", "error": f"judge process died (exit {process.exitcode})"}
-            record = new_record(problem.level, problem.pid, sid, problem.filename, judged, context)
-            store.put(key, record)
-            progress.update(key, record)
+            progress.update(key, recorder.save(problem, sid, judged))
 
 
 def summarize(store: ResultStore, problems: list[Problem], num_samples: int) -> int:
