@@ -182,3 +182,13 @@ def test_ten_models_of_250_problems_render_fast_and_small(tmp_path):
     overall = [r for r in data["sections"][0]["rows"] if r["level"] == "all"]
     assert len(overall) == 10 and all(r["metrics"]["num_problems"] == 249 for r in overall)
     assert len(data["deflation"]["rows"]) == 40
+
+
+def test_static_findings_and_integrity_flags_reach_the_verdict_text():
+    from kernelbench_verified.leaderboard.scoring import _review_notes
+
+    record = {"metadata": {"static_findings": [{"code": "side_stream", "severity": "error"},
+                                               {"code": "x", "severity": "info"}],
+                           "integrity": ["input_mutated: an input changed during the call"]}}
+    assert _review_notes(record) == " · static: side_stream (error) · flags: input_mutated"
+    assert _review_notes({"metadata": {}}) == ""

@@ -106,6 +106,7 @@ def _verdict(standard: dict | None, judged: dict | None, setting: Setting, repor
     status = "correct" if correct else _failure(judged)
     if correct and setting.tolerance is not None:
         correct, status = _rejudge(judged, setting.tolerance, report)
+    status += _review_notes(judged)
     timed = standard if _runtime(standard) > 0 else judged
     runtime = _runtime(timed)
     memory = timed.get("peak_memory", -1) if isinstance(timed, dict) else -1
@@ -123,6 +124,16 @@ def _failure(record: dict) -> str:
     status = str(record.get("eval_status") or ("incorrect" if record.get("compiled") else "compile_error"))
     case = metadata.get("failed_case") or metadata.get("case")
     return f"{status} on {case}" if case else status
+
+
+def _review_notes(record: dict) -> str:
+    """Static-check findings and runtime integrity flags, shown beside the verdict for review."""
+    metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+    static = sorted({f"{f.get('code')} ({f.get('severity')})" for f in metadata.get("static_findings") or []
+                     if isinstance(f, dict) and f.get("severity") in ("warn", "error")})
+    flags = sorted({str(flag).split(":")[0] for flag in metadata.get("integrity") or []})
+    notes = ([f"static: {', '.join(static)}"] if static else []) + ([f"flags: {', '.join(flags)}"] if flags else [])
+    return "".join(f" · {note}" for note in notes)
 
 
 def _case_difference(case: dict) -> float | None:
