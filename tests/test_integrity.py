@@ -70,3 +70,16 @@ def test_output_replay_is_caught_by_a_checked_timed_call(results):
     assert record["eval_status"] == "incorrect" and record["runtime"] == -1.0
     assert record["metadata"]["failed_case"].startswith("timed_call_")
     assert all(c["passed"] for c in record["metadata"]["cases"])  # it passed every correctness case
+
+
+def test_run_fingerprint_is_written_and_checked_against_a_baseline(tmp_path, capsys):
+    run_dir = make_run(tmp_path, "fp", {(1, 0): "relu_correct"})
+    baseline = tmp_path / "baseline_time_torch_tf32.json"
+    baseline.write_text(json.dumps({"level1": {}, "fingerprint": {
+        "device": "cuda", "gpu_model_id": "NVIDIA H200 sm90", "torch": "2.11.0", "cuda": "13.0",
+        "precision": "fp32", "timing": {"num_trials": 100}}}))
+    evaluate_run(load_config("eval", tiny_overrides(tmp_path, "fp", subset="[1,1]", baseline_file=str(baseline))))
+    fingerprint = json.loads((run_dir / "eval_fingerprint.json").read_text())["cpu"]
+    assert fingerprint["device"] == "cpu" and fingerprint["timing"]["num_trials"] == 5
+    warnings = capsys.readouterr().err
+    assert "WARNING: kernels (cpu) and baseline baseline_time_torch_tf32.json are not comparable: GPU" in warnings

@@ -192,3 +192,21 @@ def test_static_findings_and_integrity_flags_reach_the_verdict_text():
                            "integrity": ["input_mutated: an input changed during the call"]}}
     assert _review_notes(record) == " · static: side_stream (error) · flags: input_mutated"
     assert _review_notes({"metadata": {}}) == ""
+
+
+def test_runs_timed_on_another_gpu_than_the_baseline_are_warned_about(tmp_path):
+    from types import SimpleNamespace
+
+    from kernelbench_verified.leaderboard.report import fingerprint_warnings
+
+    (tmp_path / "eval_fingerprint.json").write_text(json.dumps({"cuda:0": {
+        "device": "cuda", "gpu_model_id": "NVIDIA A100", "torch": "2.11.0", "cuda": "13.0", "precision": "fp32",
+        "timing": {"num_trials": 100}}}))
+    run = SimpleNamespace(run=SimpleNamespace(name="m_level1_test", path=tmp_path))
+    baseline = SimpleNamespace(name="baseline_time_torch_tf32", fingerprint={
+        "device": "cuda", "gpu_model_id": "NVIDIA H200", "torch": "2.11.0", "cuda": "13.0", "precision": "fp32",
+        "timing": {"num_trials": 100}})
+    (warning,) = fingerprint_warnings([run], baseline)
+    assert "m_level1_test" in warning and "GPU differ" in warning and "H200" in warning
+    run_without = SimpleNamespace(run=SimpleNamespace(name="old_level1_test", path=tmp_path / "none"))
+    assert "no environment fingerprint" in fingerprint_warnings([run_without], baseline)[0]

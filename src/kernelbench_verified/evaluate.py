@@ -10,6 +10,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import queue
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -29,6 +30,9 @@ from .results import ResultStore, new_record, read_json, write_json_atomic
 from .static_check import check_source
 from .static_policy import apply_policy, rejecting_codes, require_policy
 from .timing import TF32_MODES
+
+
+FINGERPRINT_FILE = "eval_fingerprint.json"
 
 
 def kernel_path(run_dir: Path, level: int, pid: int, sid: int) -> Path:
@@ -135,6 +139,13 @@ class Recorder:
         self.store, self.context, self.policy = store, context, policy
         self.findings: dict[str, list] = {}
 
+    def save_fingerprint(self, device: str, fingerprint: dict) -> None:
+        """Where and how this run's kernels were timed, beside the results (eval_fingerprint.json)."""
+        path = self.store.path.parent / FINGERPRINT_FILE
+        current = read_json(path, "fingerprint file") if path.is_file() else {}
+        current[device] = fingerprint
+        write_json_atomic(path, current)
+
     def save(self, problem: Problem, sid: int, judged: dict, **context) -> dict:
         key = f"{problem.pid}_{sid}"
         record = new_record(problem.level, problem.pid, sid, problem.filename, judged, {**self.context, **context})
@@ -204,7 +215,22 @@ def evaluate_run(cfg: DictConfig) -> int:
         jobs = precompile(jobs, settings, build_root, cfg.num_cpu_workers, recorder)
     if jobs:
         dispatch(jobs, settings, devices, build_root, recorder, cfg.verbose)
+    if cfg.baseline_file:
+        warn_if_incomparable(run_dir / FINGERPRINT_FILE, Path(cfg.baseline_file))
     return summarize(store, problems, cfg.num_samples)
+
+
+def warn_if_incomparable(kernels_file: Path, baseline_file: Path) -> None:
+    """Loud warnings when the kernels and the baseline were timed on different GPUs, software or
+    settings (TF32 flags differ on purpose between baselines, so they are not compared)."""
+    from .fingerprints import compare_fingerprints
+
+    baseline = read_json(baseline_file, "baseline file").get("fingerprint")
+    kernels = read_json(kernels_file, "fingerprint file") if kernels_file.is_file() else {None: None}
+    for device, fingerprint in kernels.items():
+        for problem in compare_fingerprints(fingerprint, baseline, ignore=("precision_flags",)):
+            print(f"WARNING: kernels ({device}) and baseline {baseline_file.name} are not comparable: {problem}",
+                  file=sys.stderr)
 
 
 def _screen(recorder: Recorder, problem: Problem, sid: int, path: Path, settings: dict) -> bool:
@@ -281,6 +307,9 @@ def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, r
                 continue
             if message[0] == "start":
                 in_flight[message[1]] = message[2]
+                continue
+            if message[0] == "fingerprint":
+                recorder.save_fingerprint(devices[message[1]], message[2])
                 continue
             _, worker_id, key, judged = message
             in_flight.pop(worker_id, None)

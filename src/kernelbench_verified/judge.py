@@ -315,6 +315,10 @@ def judge_worker(worker_id: int, settings: dict, device: str, child_env: dict, j
     """Process entry: take jobs until a None arrives; report ("start", ...) and ("done", ...)."""
     os.environ.update(child_env)
     judge = Judge(settings, device, child_env, prestart=True)
+    from .baseline import fingerprint_for  # the same fingerprint the baseline files carry
+
+    results.put(("fingerprint", worker_id,
+                 fingerprint_for(judge.device, settings["tf32_mode"], settings["precision"], settings)))
     while True:
         job = jobs.get()
         if job is None:

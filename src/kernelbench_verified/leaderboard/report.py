@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from tqdm import tqdm
 
 from ..errors import UserError
+from ..fingerprints import compare_fingerprints
+from ..results import read_json
 from ..metrics import ProblemOutcomes, best_of_n, bootstrap_intervals, per_sample, pool, summarize
 from .discovery import (Baseline, DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, RunResults, baseline_path,
                         find_runs, load_baseline, load_degenerate, load_run_results)
@@ -47,6 +49,7 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
               if (r := load_run_results(run, warnings)) is not None]
     if not loaded:
         raise UserError(f"none of the {len(runs)} run(s) in {options.runs_dir} has evaluation results")
+    warnings += fingerprint_warnings(loaded, main_baseline)
     sources: dict[str, str] = {}
     sections = []
     for precision, baseline_name, tolerance in (("fp32", options.baseline, options.fp32_tolerance),
@@ -71,6 +74,19 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
         "deflation": _deflation(fp32_results, degenerate, options),
         "warnings": warnings,
     }, sources, warnings
+
+
+def fingerprint_warnings(loaded: list, baseline: Baseline) -> list[str]:
+    """Runs whose kernels were timed on another GPU or software than the baseline (the TF32 flags
+    differ between baselines on purpose and are not compared)."""
+    found = []
+    for results in loaded:
+        path = results.run.path / "eval_fingerprint.json"
+        devices = read_json(path, "fingerprint file") if path.is_file() else {None: None}
+        for device, fingerprint in devices.items():
+            for problem in compare_fingerprints(fingerprint, baseline.fingerprint, ignore=("precision_flags",)):
+                found.append(f"run {results.run.name}: kernels and baseline {baseline.name} are not comparable: {problem}")
+    return found
 
 
 def _optional_baseline(options: Options, name: str, warnings: list[str]) -> Baseline | None:
