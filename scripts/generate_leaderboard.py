@@ -34,6 +34,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--timing_dir", default=str(DEFAULT_TIMING_DIR), help="baseline files: TIMING_DIR/HW/NAME.json")
     parser.add_argument("--degenerate_file", default=str(DEFAULT_DEGENERATE_FILE),
                         help="problems to leave out (the problem suite's list)")
+    parser.add_argument("--review_speedup", type=float, default=10.0,
+                        help="list correct samples faster than this many times the baseline for review (0: off)")
     return parser.parse_args(argv)
 
 

@@ -210,3 +210,17 @@ def test_runs_timed_on_another_gpu_than_the_baseline_are_warned_about(tmp_path):
     assert "m_level1_test" in warning and "GPU differ" in warning and "H200" in warning
     run_without = SimpleNamespace(run=SimpleNamespace(name="old_level1_test", path=tmp_path / "none"))
     assert "no environment fingerprint" in fingerprint_warnings([run_without], baseline)[0]
+
+
+def test_implausible_speedups_are_listed_for_review():
+    import numpy as np
+
+    from kernelbench_verified.leaderboard.scoring import _warn_implausible
+
+    warnings = []
+    speedup = np.array([[2.0, np.nan], [25.0, 11.0]])
+    _warn_implausible("m_level1_test", [19, 23], speedup, 10.0, warnings)
+    assert warnings == ["run m_level1_test: 2 correct sample(s) more than 10x faster than the baseline, "
+                        "review them: 23_0 (25.0x), 23_1 (11.0x)"]
+    _warn_implausible("m_level1_test", [19, 23], speedup, 0, warnings)
+    assert len(warnings) == 1

@@ -37,6 +37,7 @@ class Options:
     fp32_tolerance: float | None = None
     bf16_tolerance: float | None = None
     bootstrap_resamples: int = 2000
+    review_speedup: float | None = 10.0
 
 
 def build_report(options: Options) -> tuple[dict, dict, list[str]]:
@@ -60,7 +61,7 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
         baseline = main_baseline if precision == "fp32" else _optional_baseline(options, baseline_name, warnings)
         if baseline is None:
             continue
-        setting = Setting(options.use_hidden_eval, tolerance)
+        setting = Setting(options.use_hidden_eval, tolerance, options.review_speedup)
         scored = [score_run(r, baseline, set(degenerate.get(r.run.level, {})), setting, warnings)
                   for r in _with_levels(results, baseline, required=precision == "fp32")]
         sections.append(_section(precision, baseline, setting, scored, options, sources))

@@ -22,6 +22,7 @@ SHOWN_NAMES = 20   # sample keys a warning lists before "and N more"
 class Setting:
     use_hidden: bool
     tolerance: float | None = None
+    review_speedup: float | None = 10.0  # correct samples faster than this are listed for review
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ def score_run(results: RunResults, baseline: Baseline, excluded: set[int], setti
         warnings.append(f"run {run.name}: {len(missing_hidden)} compiled sample(s) missing from {run.name}/"
                         f"eval_results_hidden.json count as incorrect: {_listed(missing_hidden)}")
     table = _table(verdicts, [entries[pid] for pid in pids])
+    _warn_implausible(run.name, pids, table.speedup, setting.review_speedup, warnings)
     return ScoredRun(results, setting, pids, [entries[pid].problem.removesuffix(".py") for pid in pids],
                      [entries[pid].mean_ms for pid in pids], table, verdicts, report)
 
@@ -176,6 +178,17 @@ def _table(verdicts: list[list[Verdict]], entries: list) -> SampleTable:
         speedup = np.where(correct & (runtime > 0), baseline_ms / runtime, np.nan)
         memory = np.where((kernel_memory > 0) & (baseline_memory > 0), baseline_memory / kernel_memory, np.nan)
     return SampleTable(correct, compiled | correct, speedup, memory)
+
+
+def _warn_implausible(run: str, pids: list, speedup: np.ndarray, bound: float | None, warnings: list) -> None:
+    """Correct samples faster than `bound` times the baseline: kernels that good are rare, hacks are not."""
+    if not bound:
+        return
+    rows, cols = np.nonzero(np.nan_to_num(speedup, nan=0.0) > bound)
+    if len(rows):
+        found = [f"{pids[r]}_{c} ({speedup[r, c]:.1f}x)" for r, c in zip(rows, cols)]
+        warnings.append(f"run {run}: {len(found)} correct sample(s) more than {bound:g}x faster than the baseline, "
+                        f"review them: {_listed(found)}")
 
 
 def _warn_unknown_problems(results: RunResults, entries: dict, excluded: set[int], baseline: str,
