@@ -18,7 +18,7 @@ from tqdm import tqdm
 
 from .baseline import COMPILE_PREFIX, MODES, Baseline, compare_fingerprints, gpu_model_id, load_baseline, \
     measure_safely, mode_fingerprint
-from .config import require_choice, require_int
+from .config import parse_subset, require_choice, require_int, resolve_devices
 from .errors import UserError
 from .problems import Problem, list_problems, load_module
 from .results import write_json_atomic
@@ -36,7 +36,7 @@ def settings_from_config(cfg: DictConfig) -> dict:
                         f"{', '.join(MODES)} (compile_modes take the part after {COMPILE_PREFIX})")
     if not modes:
         raise UserError("no modes to time: set modes=[...] or compile_modes=[...]")
-    return {"modes": list(dict.fromkeys(modes)), "levels": _levels(cfg.level), "subset": _subset(cfg.subset),
+    return {"modes": list(dict.fromkeys(modes)), "levels": _levels(cfg.level), "subset": parse_subset(cfg.subset),
             "seed": cfg.seed, "num_perf_trials": cfg.num_perf_trials, "num_warmup": cfg.num_warmup,
             "flush_l2": bool(cfg.flush_l2)}
 
@@ -46,29 +46,6 @@ def _levels(value) -> list[int]:
     if not levels or not all(isinstance(v, int) and not isinstance(v, bool) for v in levels):
         raise UserError(f"level={value!r} must be a level number or a list of them, e.g. level=[1,2,3]")
     return levels
-
-
-def _subset(value) -> tuple:
-    subset = OmegaConf.to_container(value) if value is not None and not isinstance(value, (int, str)) else value
-    if subset is None:
-        return (None, None)
-    if not isinstance(subset, list) or len(subset) != 2 or not all(s is None or isinstance(s, int) for s in subset):
-        raise UserError(f"subset={value!r} must be [first_id, last_id] (null for an open end)")
-    return tuple(subset)
-
-
-def resolve_devices(requested: str, num_devices: int) -> list[str]:
-    """cuda:0..n-1, or ["cpu"]: on the CPU one worker (parallel CPU workers would skew each other)."""
-    import torch
-
-    if requested == "cpu" or (requested == "auto" and not torch.cuda.is_available()):
-        return ["cpu"]
-    available = torch.cuda.device_count()
-    if available == 0:
-        raise UserError("device=cuda but no CUDA GPU is visible (use device=cpu or device=auto)")
-    if num_devices > available:
-        raise UserError(f"num_gpu_devices={num_devices} but only {available} GPU(s) are visible")
-    return [f"cuda:{i}" for i in range(num_devices)]
 
 
 class BaselineFiles:
@@ -115,6 +92,8 @@ def generate_baselines(cfg: DictConfig) -> int:
     settings = settings_from_config(cfg)
     problems = [p for level in settings["levels"] for p in list_problems(level, cfg.problems_dir, settings["subset"])]
     devices = resolve_devices(cfg.device, cfg.num_gpu_devices)
+    if devices[0] == "cpu":
+        devices = devices[:1]  # parallel CPU workers would skew each other's timings
     fingerprints = _fingerprints(settings, devices)
     hardware = str(cfg.hardware) if cfg.hardware else hardware_label(_torch_device(devices[0]))
     files = BaselineFiles(Path(cfg.out_dir) / hardware, settings["modes"], fingerprints, bool(cfg.force))

@@ -65,3 +65,27 @@ def run_script(config_name: str, main: Callable[[DictConfig], int | None]) -> No
         print("interrupted: finished results are saved; re-run the same command to resume", file=sys.stderr)
         sys.exit(130)
     sys.exit(code or 0)
+
+
+def parse_subset(value) -> tuple:
+    """The inclusive problem-id range of a `subset` key: [first, last], null for an open end."""
+    subset = OmegaConf.to_container(value) if value is not None and not isinstance(value, (int, str)) else value
+    if subset is None:
+        return (None, None)
+    if not isinstance(subset, list) or len(subset) != 2 or not all(s is None or isinstance(s, int) for s in subset):
+        raise UserError(f"subset={value!r} must be [first_id, last_id] (null for an open end)")
+    return tuple(subset)
+
+
+def resolve_devices(requested: str, num_devices: int) -> list[str]:
+    """cuda:0..n-1 for n = num_devices, or ["cpu"] * n when there is no GPU or device=cpu."""
+    import torch
+
+    if requested == "cpu" or (requested == "auto" and not torch.cuda.is_available()):
+        return ["cpu"] * num_devices
+    available = torch.cuda.device_count()
+    if available == 0:
+        raise UserError("device=cuda but no CUDA GPU is visible (use device=cpu or device=auto)")
+    if num_devices > available:
+        raise UserError(f"num_gpu_devices={num_devices} but only {available} GPU(s) are visible")
+    return [f"cuda:{i}" for i in range(num_devices)]

@@ -19,7 +19,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from .build import arch_list, build_dir, build_key
-from .config import require_choice, require_int
+from .config import parse_subset, require_choice, require_int, resolve_devices
 from .correctness import DEFAULT_TOLERANCE
 from .errors import UserError
 from .hidden_tests import DEFAULT_HIDDEN_DIR, hidden_path
@@ -41,30 +41,6 @@ def kernel_path(run_dir: Path, level: int, pid: int, sid: int) -> Path:
 
 def result_filename(use_hidden_tests: bool) -> str:
     return "eval_results_hidden.json" if use_hidden_tests else "eval_results.json"
-
-
-def _subset(cfg: DictConfig) -> tuple:
-    subset = cfg.subset
-    if subset is None:
-        return (None, None)
-    subset = list(subset) if not isinstance(subset, (int, str)) else None
-    if subset is None or len(subset) != 2 or not all(s is None or isinstance(s, int) for s in subset):
-        raise UserError(f"subset={cfg.subset!r} must be [first_id, last_id] (null for an open end)")
-    return tuple(subset)
-
-
-def resolve_device(requested: str, num_devices: int) -> list[str]:
-    """The device of each judge: cuda:i for i < num_devices, or cpu."""
-    import torch
-
-    if requested == "cpu" or (requested == "auto" and not torch.cuda.is_available()):
-        return ["cpu"] * num_devices
-    available = torch.cuda.device_count()
-    if available == 0:
-        raise UserError("device=cuda but no CUDA GPU is visible (use device=cpu or device=auto)")
-    if num_devices > available:
-        raise UserError(f"num_gpu_devices={num_devices} but only {available} GPU(s) are visible")
-    return [f"cuda:{i}" for i in range(num_devices)]
 
 
 def settings_from_config(cfg: DictConfig) -> dict:
@@ -104,8 +80,8 @@ def problems_for(cfg: DictConfig) -> list[Problem]:
     if cfg.dataset_src == "huggingface":
         from .hf_dataset import materialize_level
 
-        return list_problems(cfg.level, materialize_level(cfg.dataset_name, cfg.level), _subset(cfg))
-    return list_problems(cfg.level, cfg.problems_dir, _subset(cfg))
+        return list_problems(cfg.level, materialize_level(cfg.dataset_name, cfg.level), parse_subset(cfg.subset))
+    return list_problems(cfg.level, cfg.problems_dir, parse_subset(cfg.subset))
 
 
 def _job(problem: Problem, sid: int, path: Path, settings: dict, hidden: Path | None, cases: list,
@@ -187,7 +163,7 @@ def evaluate_run(cfg: DictConfig) -> int:
     if missing_hidden:
         raise UserError(f"no hidden tests for level {cfg.level} problem(s) {missing_hidden[:10]} in {hidden_dir} "
                         f"(run scripts/generate_hidden_inputs.py --level {cfg.level})")
-    devices = resolve_device(cfg.device, cfg.num_gpu_devices)
+    devices = resolve_devices(cfg.device, cfg.num_gpu_devices)
     store = ResultStore(run_dir / result_filename(cfg.use_hidden_tests))
     build_root = Path(cfg.kernel_eval_build_dir).resolve()
     context = {"device": devices[0], "precision": settings["precision"],

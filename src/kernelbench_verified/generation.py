@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -29,6 +28,7 @@ from .problems import Problem
 from .prompts import PromptOptions, build_prompt
 from .providers import (ProviderError, ProviderSettings, Request, create_provider, first_line, preset_for,
                         resolve_api_key)
+from .results import write_text_atomic
 
 LOG_NAME = "generation_log.jsonl"
 CONFIG_NAME = "generate_config.yaml"
@@ -47,19 +47,6 @@ class Sample:
     @property
     def kernel(self) -> Path:
         return self.path("kernel.py")
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _positive_number(cfg: DictConfig, key: str, allow_zero: bool = False) -> float:

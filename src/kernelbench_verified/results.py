@@ -15,20 +15,24 @@ from pathlib import Path
 from .errors import UserError
 
 
-def write_json_atomic(path: str | Path, data) -> None:
+def write_text_atomic(path: str | Path, text: str) -> None:
     """Write to a temporary file in the same folder, fsync, then rename over the target."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w") as handle:
-            json.dump(data, handle, indent=2, sort_keys=False)
+            handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_json_atomic(path: str | Path, data) -> None:
+    write_text_atomic(path, json.dumps(data, indent=2))
 
 
 def read_json(path: str | Path, what: str = "JSON file"):
