@@ -224,3 +224,18 @@ def test_implausible_speedups_are_listed_for_review():
                         "review them: 23_0 (25.0x), 23_1 (11.0x)"]
     _warn_implausible("m_level1_test", [19, 23], speedup, 0, warnings)
     assert len(warnings) == 1
+
+
+def test_samples_faster_than_the_memory_roofline_are_listed_for_review():
+    import numpy as np
+
+    from kernelbench_verified.leaderboard.scoring import _warn_below_floor
+    from kernelbench_verified.roofline import floor_ms
+
+    relu = floor_ms(1, 19, "H200")  # 4096 x 393216 fp32 in and out: 12.9 GB at 4.8 TB/s
+    assert relu == pytest.approx(2 * 4096 * 393216 * 4 / 4.8e12 * 1e3)
+    assert floor_ms(1, 19, "unknown-gpu") is None
+    warnings = []
+    speedup = np.array([[3.3 / 3.0, 3.3 / 0.5]])  # 3.0 ms (plausible) and 0.5 ms (impossible)
+    _warn_below_floor("m_level1_test", [19], speedup, [3.3], [relu], warnings)
+    assert len(warnings) == 1 and "19_1 (0.5 ms < 2.68 ms)" in warnings[0] and "19_0" not in warnings[0]

@@ -61,7 +61,7 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
         baseline = main_baseline if precision == "fp32" else _optional_baseline(options, baseline_name, warnings)
         if baseline is None:
             continue
-        setting = Setting(options.use_hidden_eval, tolerance, options.review_speedup)
+        setting = Setting(options.use_hidden_eval, tolerance, options.review_speedup, options.hardware)
         scored = [score_run(r, baseline, set(degenerate.get(r.run.level, {})), setting, warnings)
                   for r in _with_levels(results, baseline, required=precision == "fp32")]
         sections.append(_section(precision, baseline, setting, scored, options, sources))

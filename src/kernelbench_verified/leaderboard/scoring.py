@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..metrics import SampleTable
+from ..roofline import floor_ms
 from .discovery import Baseline, RunResults
 
 SHOWN_NAMES = 20   # sample keys a warning lists before "and N more"
@@ -23,6 +24,7 @@ class Setting:
     use_hidden: bool
     tolerance: float | None = None
     review_speedup: float | None = 10.0  # correct samples faster than this are listed for review
+    hardware: str | None = None  # for the memory roofline floor (roofline.PEAK_BANDWIDTH)
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,8 @@ def score_run(results: RunResults, baseline: Baseline, excluded: set[int], setti
                         f"eval_results_hidden.json count as incorrect: {_listed(missing_hidden)}")
     table = _table(verdicts, [entries[pid] for pid in pids])
     _warn_implausible(run.name, pids, table.speedup, setting.review_speedup, warnings)
+    floors = [floor_ms(run.level, pid, setting.hardware) if setting.hardware else None for pid in pids]
+    _warn_below_floor(run.name, pids, table.speedup, [entries[pid].mean_ms for pid in pids], floors, warnings)
     return ScoredRun(results, setting, pids, [entries[pid].problem.removesuffix(".py") for pid in pids],
                      [entries[pid].mean_ms for pid in pids], table, verdicts, report)
 
@@ -189,6 +193,19 @@ def _warn_implausible(run: str, pids: list, speedup: np.ndarray, bound: float | 
         found = [f"{pids[r]}_{c} ({speedup[r, c]:.1f}x)" for r, c in zip(rows, cols)]
         warnings.append(f"run {run}: {len(found)} correct sample(s) more than {bound:g}x faster than the baseline, "
                         f"review them: {_listed(found)}")
+
+
+def _warn_below_floor(run: str, pids: list, speedup: np.ndarray, baseline_ms: list, floors: list,
+                      warnings: list) -> None:
+    """Correct samples timed faster than moving their inputs and outputs once at peak bandwidth."""
+    found = []
+    for row, (pid, base, floor) in enumerate(zip(pids, baseline_ms, floors)):
+        for sid, s in enumerate(speedup[row]):
+            if floor is not None and np.isfinite(s) and base / s < floor:
+                found.append(f"{pid}_{sid} ({base / s:.3g} ms < {floor:.3g} ms)")
+    if found:
+        warnings.append(f"run {run}: {len(found)} correct sample(s) faster than the memory roofline floor "
+                        f"(inputs + outputs at peak bandwidth), review them: {_listed(found)}")
 
 
 def _warn_unknown_problems(results: RunResults, entries: dict, excluded: set[int], baseline: str,
