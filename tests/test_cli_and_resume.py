@@ -83,3 +83,16 @@ def test_killed_run_resumes_without_reevaluating_finished_samples(tmp_path):
     final = json.loads(results.read_text())
     assert final["1_0"] == first["1_0"]
     assert [final[k]["eval_status"] for k in ("1_0", "1_1", "1_2")] == ["correct"] * 3
+
+
+def test_huggingface_source_without_datasets_or_network_is_one_clear_line(tmp_path):
+    """datasets is not a test dependency: the script must say how to get it (offline it says it could
+    not load the dataset); either way one line, exit 2."""
+    make_run(tmp_path, "r", {(1, 0): "relu_correct"})
+    overrides = [o for o in tiny_overrides(tmp_path, "r") if not o.startswith("problems_dir=")]
+    env = dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", HF_HOME=str(tmp_path / "hf"))
+    result = subprocess.run([sys.executable, str(SCRIPT), *overrides, "dataset_src=huggingface"],
+                            capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 2, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert ("pip install datasets" in result.stderr) or ("use dataset_src=local" in result.stderr)
