@@ -54,7 +54,7 @@ def input_fingerprint(inputs: list) -> list:
     out = []
     for x in inputs:
         if isinstance(x, torch.Tensor):
-            total = torch.sum(x, dtype=torch.float64) if x.is_floating_point() else torch.sum(x.long())
+            total = torch.sum(x, dtype=torch.float64 if x.is_floating_point() else torch.int64)
             out.append((x.data_ptr(), float(total), int(torch.count_nonzero(x))))
         else:
             out.append(repr(x))
