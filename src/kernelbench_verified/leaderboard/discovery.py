@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import REPO_ROOT
+from ..baseline_files import load_baseline as read_baseline_file
 from ..errors import UserError
 from ..results import read_json
 
@@ -130,25 +131,21 @@ def baseline_path(timing_dir: str | Path, hardware: str, name: str) -> Path:
 
 
 def load_baseline(timing_dir: str | Path, hardware: str, name: str) -> Baseline:
-    """A baseline file; top-level keys other than levelN (e.g. "fingerprint") are metadata."""
+    """A baseline file, read by the same code that writes it, as per-problem entries by level."""
     path = baseline_path(timing_dir, hardware, name)
     if not path.is_file():
         raise UserError(f"baseline file {path} not found (check --baseline, --hardware and --timing_dir)")
-    raw = read_json(path, "baseline file")
-    if not isinstance(raw, dict):
-        raise UserError(f"baseline file {path} does not hold a JSON object of levels")
-    levels, extra = {}, []
-    for key, value in raw.items():
+    stored = read_baseline_file(path)
+    levels = {}
+    for key, value in stored.levels.items():
         match = BASELINE_LEVEL.match(key)
-        if not match:
-            extra.append(key)
-            continue
-        levels[int(match[1])] = _baseline_level(value, path, key)
+        if match:
+            levels[int(match[1])] = _baseline_level(value, path, key)
     if not levels:
         raise UserError(f"baseline file {path} has no \"levelN\" entries")
-    fingerprint = raw.get("fingerprint") if isinstance(raw.get("fingerprint"), dict) else None
+    extra = [key for key, present in (("failures", stored.failures), ("fingerprint", stored.fingerprint)) if present]
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
-    return Baseline(name, path, levels, fingerprint, digest, sorted(extra))
+    return Baseline(name, path, levels, stored.fingerprint, digest, extra)
 
 
 def _baseline_level(entries, path: Path, level_key: str) -> dict:
