@@ -89,7 +89,7 @@ def test_resume_skips_samples_that_have_a_kernel(tmp_path, capsys):
 def test_bad_settings_stop_before_any_work(tmp_path, monkeypatch, overrides, message):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
-    cfg = load_config("generate", [f"run_name=r", f"runs_dir={tmp_path}", "level=1",
+    cfg = load_config("generate", ["run_name=r", f"runs_dir={tmp_path}", "level=1",
                                    f"problems_dir={TINY / 'KernelBench'}", f"replay_dir={RESPONSES}",
                                    "server_type=replay", *overrides])
     with pytest.raises(UserError, match=re.escape(message)):

@@ -81,7 +81,6 @@ def test_hidden_files_are_byte_identical_and_inputs_repeatable(tmp_path):
     assert [name for name, _ in hidden.DISTRIBUTIONS] == ["D1", "D2", "D3", "D4"]
     for a, b in zip(one, two):
         assert all(torch.equal(x, y) for x, y in zip(a, b))
-    base = one[0]
     for (name, scale), inputs in zip(hidden.DISTRIBUTIONS, one):
         assert inputs[1].dtype == torch.int64  # class targets are never scaled or cast
         if scale < 0:

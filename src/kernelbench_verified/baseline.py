@@ -23,8 +23,6 @@ from types import ModuleType
 
 import torch
 
-from .baseline_files import Baseline, load_baseline  # noqa: F401 (re-exported)
-from .fingerprints import FINGERPRINT_GROUPS, compare_fingerprints  # noqa: F401 (re-exported)
 from .inputs import PRECISIONS, Case, build_model, case_inputs
 from .timing import peak_memory, precision_flags, set_tf32_mode, time_function
 

@@ -16,10 +16,11 @@ from pathlib import Path
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
-from .baseline import COMPILE_PREFIX, MODES, Baseline, compare_fingerprints, gpu_model_id, load_baseline, \
-    measure_safely, mode_fingerprint
+from .baseline import COMPILE_PREFIX, MODES, gpu_model_id, measure_safely, mode_fingerprint
+from .baseline_files import Baseline, load_baseline
 from .config import parse_subset, require_choice, require_int, resolve_devices
 from .errors import UserError
+from .fingerprints import compare_fingerprints
 from .problems import Problem, list_problems, load_module
 from .results import write_json_atomic
 from .validation import hardware_label

@@ -7,7 +7,6 @@ writes outputs/ folders, and its errors can be turned into one line.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any, Callable
 
 from omegaconf import DictConfig, OmegaConf

@@ -11,11 +11,10 @@ import multiprocessing as mp
 import os
 import queue
 import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 from tqdm import tqdm
 
 from .build import arch_list, build_dir, build_key
