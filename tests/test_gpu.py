@@ -27,8 +27,27 @@ def test_gpu_verdicts_through_cuda_ipc(tmp_path):
     assert results["1_0"]["eval_status"] == "correct", results["1_0"]["metadata"]
     assert results["1_0"]["peak_memory"] > 0
     assert results["1_0"]["runtime_stats"]["l2_flush"] is True
+    assert results["1_0"]["metadata"]["gpu_pci_address"] != "?"
     assert results["1_1"]["metadata"]["failed_case"] == "D4"
     assert results["1_2"]["eval_status"] == "incorrect"
     assert results["4_0"]["eval_status"] == "correct", results["4_0"]["metadata"]
     assert results["3_0"]["eval_status"] == "correct", results["3_0"]["metadata"]
     assert "H200" in results["1_0"]["metadata"]["hardware"] or results["1_0"]["metadata"]["hardware"]
+    stats = results["1_0"]["runtime_stats"]
+    assert stats["persisting_l2_resets"] == stats["num_trials"]
+
+
+def test_persisting_l2_reset_gives_back_the_carve_out():
+    import ctypes
+
+    from kernelbench_verified.timing import CU_LIMIT_PERSISTING_L2_CACHE_SIZE, reset_persisting_l2
+
+    torch.zeros(1, device="cuda")  # make the primary context current on this thread
+    driver = ctypes.CDLL("libcuda.so.1")
+    limit, wanted = ctypes.c_size_t(), 4 << 20
+    assert driver.cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, ctypes.c_size_t(wanted)) == 0
+    driver.cuCtxGetLimit(ctypes.byref(limit), CU_LIMIT_PERSISTING_L2_CACHE_SIZE)
+    assert limit.value > 0  # the driver granted a set-aside (rounded to its granularity)
+    assert reset_persisting_l2()
+    driver.cuCtxGetLimit(ctypes.byref(limit), CU_LIMIT_PERSISTING_L2_CACHE_SIZE)
+    assert limit.value == 0

@@ -57,6 +57,9 @@ def test_timing_cross_check_rules():
     assert "timing_far_below_wall_clock" in timing_flags(stats, 5.0)[0]
     fast = {"mean": 0.01, "num_trials": 100, "num_warmup": 3}  # 10 us kernels: overhead dominates
     assert timing_flags(fast, 0.15) == []
+    refused = dict(stats, persisting_l2_resets=99)  # the driver refused one reset
+    assert timing_flags(refused, 1.2) == ["persisting_l2_not_reset: 99 of 100 trials"]
+    assert timing_flags(dict(stats, persisting_l2_resets=100), 1.2) == []
 
 
 def test_honest_timed_calls_pass_their_checks(results):

@@ -1,12 +1,15 @@
 """The one timing function used for kernels and for baselines, and the precision flags in force.
 
-Each trial: optionally flush L2 (overwrite a buffer twice the L2 size), synchronise the device,
-record a start event, run the callable, synchronise the *whole device* (so work the callable puts on
-other streams is counted), record the end event. On the CPU the same loop uses perf_counter.
+Each trial: reset the persisting-L2 carve-out, optionally flush L2 (overwrite a buffer twice the L2
+size), synchronise the device, record a start event, run the callable, synchronise the *whole device*
+(so work the callable puts on other streams is counted), record the end event. On the CPU the same
+loop uses perf_counter.
 """
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import statistics
 import time
 from typing import Callable
@@ -40,6 +43,29 @@ def _l2_flusher(device: torch.device) -> Callable[[], None]:
     return lambda: buffer.fill_(1)
 
 
+CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 0x06  # CUlimit in cuda.h
+
+
+@functools.cache
+def _driver() -> ctypes.CDLL | None:
+    try:
+        return ctypes.CDLL("libcuda.so.1")  # the driver library every CUDA process has loaded
+    except OSError:
+        return None
+
+
+def reset_persisting_l2() -> bool:
+    """Give back any persisting-L2 set-aside (limit 0) and demote persisting lines to normal, so a
+    kernel that pinned its inputs in L2 (cudaLimitPersistingL2CacheSize + an access policy window)
+    cannot keep them across the flush. Acts on the calling thread's current context; True when both
+    driver calls succeeded."""
+    driver = _driver()
+    if driver is None:
+        return False
+    limit = driver.cuCtxSetLimit(ctypes.c_int(CU_LIMIT_PERSISTING_L2_CACHE_SIZE), ctypes.c_size_t(0))
+    return limit == 0 and driver.cuCtxResetPersistingL2Cache() == 0
+
+
 def summarize(times_ms: list[float]) -> dict:
     """mean, median, std, min, max in milliseconds, unrounded."""
     return {
@@ -64,10 +90,13 @@ def time_function(fn: Callable[[], object], device: torch.device, num_trials: in
     for _ in range(num_warmup):
         fn()
     sync()
-    times = []
+    times, l2_resets = [], 0
     for trial in range(num_trials):
         if before_trial is not None:
             before_trial(trial)
+        if cuda:
+            sync()  # the reset must not race work still running from the last trial
+            l2_resets += reset_persisting_l2()
         flush()
         sync()
         if cuda:
@@ -84,6 +113,8 @@ def time_function(fn: Callable[[], object], device: torch.device, num_trials: in
             times.append((time.perf_counter() - t0) * 1e3)
     stats = summarize(times)
     stats.update(num_warmup=num_warmup, l2_flush=bool(flush_l2 and cuda), device=str(device))
+    if cuda:
+        stats["persisting_l2_resets"] = l2_resets  # of num_trials; fewer means the driver refused
     return stats
 
 
