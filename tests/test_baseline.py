@@ -26,7 +26,7 @@ FLAGS = {  # what each mode's fingerprint must say was in force
 
 def generate(out_dir, *overrides, problems_dir=TINY / "KernelBench"):
     args = [f"problems_dir={problems_dir}", "level=1", "subset=[1,2]", "num_perf_trials=3", "num_warmup=1",
-            f"out_dir={out_dir}", "device=cpu", *overrides]
+            "num_perf_trials_by_level={1: 2}", f"out_dir={out_dir}", "device=cpu", *overrides]
     return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=180)
 
 
@@ -53,12 +53,12 @@ def test_writes_one_file_per_mode_with_fingerprint_and_stats(first_run):
         flags = fingerprint["precision_flags"]
         assert (flags["float32_matmul_precision"], flags["cuda_matmul_allow_tf32"],
                 flags["cudnn_allow_tf32"]) == FLAGS[mode]
-        assert fingerprint["timing"] == {"num_trials": 3, "num_warmup": 1, "flush_l2": True,
-                                         "synchronisation": "device-wide"}
+        assert fingerprint["timing"] == {"num_trials": 3, "num_trials_by_level": {"1": 2, "4": 10},
+                                         "num_warmup": 1, "flush_l2": True, "synchronisation": "device-wide"}
         assert fingerprint["torch"] and fingerprint["date"]
         assert sorted(data["level1"]) == ["1_ReLU.py", "2_Matmul.py"]
         for entry in data["level1"].values():
-            assert entry["num_trials"] == 3 and entry["peak_memory"] == -1 and entry["device"] == "cpu"
+            assert entry["num_trials"] == 2 and entry["peak_memory"] == -1  # level 1's own count and entry["device"] == "cpu"
             assert 0 < entry["min"] <= entry["median"] <= entry["max"] and entry["min"] <= entry["mean"]
             assert entry["seconds"] > 0 and entry["hardware"].startswith("cpu")
         assert data["failures"] == {}
@@ -81,7 +81,7 @@ def test_rerun_resumes_without_retiming(first_run, tmp_path):
     after = read(copy / "cpu" / "baseline_time_torch_tf32.json")["level1"]
     old = before["baseline_time_torch_tf32"]["level1"]
     assert {k: after[k] for k in old} == old  # the earlier timings are kept as they were
-    assert after["3_Linear_GELU.py"]["num_trials"] == 3
+    assert after["3_Linear_GELU.py"]["num_trials"] == 2
 
 
 def test_failing_problems_are_recorded_and_the_rest_timed(tmp_path):

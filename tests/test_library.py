@@ -8,6 +8,7 @@ import torch
 
 from conftest import TINY
 from kernelbench_verified.build import arch_list, build_key, trim_compiler_output
+from kernelbench_verified.config import child_visible_devices, load_config, perf_trials, trials_by_level
 from kernelbench_verified.correctness import compare_outputs
 from kernelbench_verified.errors import UserError
 from kernelbench_verified.hidden_tests import generate_hidden_tests
@@ -106,3 +107,20 @@ def test_atomic_write_leaves_old_file_on_failure(tmp_path):
         write_json_atomic(path, {"a": object()})
     assert json.loads(path.read_text()) == {"a": 1}
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_judges_bind_to_the_gpus_the_user_made_visible(monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
+    assert [child_visible_devices(d) for d in ("cuda:0", "cuda:1", "cpu")] == ["2", "3", ""]
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    assert child_visible_devices("cuda:1") == "1"
+
+
+def test_per_level_trial_counts():
+    base = ["level=4", "run_name=x"]
+    cfg = load_config("eval", base + ["num_perf_trials_by_level={4: 10}"])
+    settings = {"num_perf_trials": cfg.num_perf_trials, "num_perf_trials_by_level": trials_by_level(cfg)}
+    assert (perf_trials(settings, 1), perf_trials(settings, 4)) == (100, 10)
+    for bad in ("{4: 0}", "{x: 3}", "[4]"):
+        with pytest.raises(UserError, match="num_perf_trials_by_level"):
+            trials_by_level(load_config("eval", base + [f"num_perf_trials_by_level={bad}"]))

@@ -114,8 +114,10 @@ def driver_version() -> str | None:
 
 
 def timing_settings(settings: dict) -> dict:
-    return {"num_trials": settings["num_perf_trials"], "num_warmup": settings["num_warmup"],
-            "flush_l2": bool(settings["flush_l2"]), "synchronisation": "device-wide"}
+    return {"num_trials": settings["num_perf_trials"],
+            "num_trials_by_level": settings.get("num_perf_trials_by_level", {}),
+            "num_warmup": settings["num_warmup"], "flush_l2": bool(settings["flush_l2"]),
+            "synchronisation": "device-wide"}
 
 
 def collect_fingerprint(device: torch.device, timing: dict, mode: str | None = None,

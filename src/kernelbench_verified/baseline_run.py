@@ -18,7 +18,8 @@ from tqdm import tqdm
 
 from .baseline import COMPILE_PREFIX, MODES, gpu_model_id, measure_safely, mode_fingerprint
 from .baseline_files import Baseline, load_baseline
-from .config import parse_subset, require_choice, require_int, resolve_devices
+from .config import (child_visible_devices, parse_subset, perf_trials, require_choice, require_int, resolve_devices,
+                     trials_by_level)
 from .errors import UserError
 from .fingerprints import compare_fingerprints
 from .problems import Problem, list_problems, load_module
@@ -39,6 +40,7 @@ def settings_from_config(cfg: DictConfig) -> dict:
         raise UserError("no modes to time: set modes=[...] or compile_modes=[...]")
     return {"modes": list(dict.fromkeys(modes)), "levels": _levels(cfg.level), "subset": parse_subset(cfg.subset),
             "seed": cfg.seed, "num_perf_trials": cfg.num_perf_trials, "num_warmup": cfg.num_warmup,
+            "num_perf_trials_by_level": trials_by_level(cfg),
             "flush_l2": bool(cfg.flush_l2)}
 
 
@@ -208,7 +210,7 @@ def baseline_worker(worker_id: int, device: str, settings: dict, jobs, results) 
     """Process entry: bind to one GPU before CUDA starts, then time jobs until a None arrives."""
     import torch
 
-    os.environ["CUDA_VISIBLE_DEVICES"] = "" if device == "cpu" else device.split(":")[1]
+    os.environ["CUDA_VISIBLE_DEVICES"] = child_visible_devices(device)
     local = torch.device("cpu" if device == "cpu" else "cuda:0")
     while True:
         job = jobs.get()
@@ -220,7 +222,8 @@ def baseline_worker(worker_id: int, device: str, settings: dict, jobs, results) 
         except Exception as exc:
             module, error = None, f"problem file failed to import: {type(exc).__name__}: {exc}"[:1000]
         for mode in job["modes"]:
-            entry = measure_safely(module, mode, settings, local) if module else {"error": error, "seconds": 0.0}
+            level_settings = dict(settings, num_perf_trials=perf_trials(settings, job["level"]))
+            entry = measure_safely(module, mode, level_settings, local) if module else {"error": error, "seconds": 0.0}
             results.put(("result", worker_id, job["key"], mode, entry))
 
 

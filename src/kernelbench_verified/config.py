@@ -6,6 +6,7 @@ writes outputs/ folders, and its errors can be turned into one line.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any, Callable
 
@@ -88,3 +89,32 @@ def resolve_devices(requested: str, num_devices: int) -> list[str]:
     if num_devices > available:
         raise UserError(f"num_gpu_devices={num_devices} but only {available} GPU(s) are visible")
     return [f"cuda:{i}" for i in range(num_devices)]
+
+
+def child_visible_devices(device: str) -> str:
+    """The CUDA_VISIBLE_DEVICES value that binds a child process to `device` ("cuda:i" or "cpu"):
+    index i of this process's own CUDA_VISIBLE_DEVICES when one is set (a user who ran with
+    CUDA_VISIBLE_DEVICES=2,3 gets GPUs 2 and 3, not 0 and 1), else i itself."""
+    if device == "cpu":
+        return ""
+    index = int(device.split(":")[1])
+    inherited = [d.strip() for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    return inherited[index] if index < len(inherited) else str(index)
+
+
+def trials_by_level(cfg: DictConfig) -> dict[str, int]:
+    """num_perf_trials_by_level, {level: trials or null}, checked; the levels with a count of their own,
+    keys as strings (the form JSON stores them)."""
+    value = cfg.get("num_perf_trials_by_level")
+    raw = OmegaConf.to_container(value) if isinstance(value, DictConfig) else value or {}
+    counted = {k: v for k, v in raw.items() if v is not None} if isinstance(raw, dict) else None
+    if counted is None or not all(str(k).isdigit() and isinstance(v, int) and not isinstance(v, bool) and v >= 1
+                                  for k, v in counted.items()):
+        raise UserError(f"num_perf_trials_by_level={value!r} must map levels to trial counts >= 1 or null, "
+                        f"e.g. {{4: 10}}")
+    return {str(int(k)): v for k, v in counted.items()}
+
+
+def perf_trials(settings: dict, level: int) -> int:
+    """Timed calls for a problem of `level`: its num_perf_trials_by_level entry, else num_perf_trials."""
+    return settings.get("num_perf_trials_by_level", {}).get(str(level), settings["num_perf_trials"])

@@ -18,7 +18,8 @@ from omegaconf import DictConfig
 from tqdm import tqdm
 
 from .build import arch_list, build_dir, build_key
-from .config import parse_subset, require_choice, require_int, resolve_devices
+from .config import (child_visible_devices, parse_subset, perf_trials, require_choice, require_int, resolve_devices,
+                     trials_by_level)
 from .correctness import DEFAULT_TOLERANCE
 from .errors import UserError
 from .hidden_tests import DEFAULT_HIDDEN_DIR, hidden_path
@@ -66,6 +67,7 @@ def settings_from_config(cfg: DictConfig) -> dict:
         "seed": cfg.seed,
         "num_correct_trials": cfg.num_correct_trials,
         "num_perf_trials": cfg.num_perf_trials,
+        "num_perf_trials_by_level": trials_by_level(cfg),
         "num_warmup": cfg.num_warmup,
         "measure_performance": bool(cfg.measure_performance),
         "flush_l2": bool(cfg.flush_l2),
@@ -88,6 +90,7 @@ def _job(problem: Problem, sid: int, path: Path, settings: dict, hidden: Path | 
     source = path.read_text(errors="replace")
     key = build_key(source, settings["arch_list"], f"precision={settings['precision']}")
     return dict(settings, key=f"{problem.pid}_{sid}", mode=mode, device=device,
+                num_perf_trials=perf_trials(settings, problem.level),
                 problem_path=str(problem.path), hidden_path=str(hidden) if hidden else None,
                 kernel_path=str(path.resolve()), build_key=key, build_dir=str(build_dir(build_root, key)),
                 cases=cases)
@@ -98,12 +101,12 @@ def case_list(settings: dict, hidden: Path | None) -> list[dict]:
     return [c.to_dict() for c in correctness_cases(settings["num_correct_trials"], settings["seed"], module)]
 
 
-def child_environment(settings: dict, build_root: Path, gpu: str | None) -> dict:
+def child_environment(settings: dict, build_root: Path, visible_devices: str) -> dict:
     env = dict(os.environ)
     env["TORCH_CUDA_ARCH_LIST"] = settings["arch_list"]
     env["TORCH_EXTENSIONS_DIR"] = str(build_root)
     env["TRITON_CACHE_DIR"] = str(build_root / "triton")
-    env["CUDA_VISIBLE_DEVICES"] = gpu if gpu is not None else ""
+    env["CUDA_VISIBLE_DEVICES"] = visible_devices
     return env
 
 
@@ -222,7 +225,7 @@ def _screen(recorder: Recorder, problem: Problem, sid: int, path: Path, settings
 
 def precompile(jobs: list, settings: dict, build_root: Path, workers: int, recorder: Recorder) -> list:
     """Build every pending kernel on CPU processes; compile errors are final and recorded here."""
-    env = child_environment(settings, build_root, gpu=None)
+    env = child_environment(settings, build_root, visible_devices="")
     judge = Judge(settings, "cpu", env)
     remaining = []
     bar = tqdm(total=len(jobs), desc="build", unit="kernel", dynamic_ncols=True)
@@ -261,8 +264,7 @@ def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, r
         job_queue.put(job)
     workers = []
     for worker_id, device in enumerate(devices):
-        gpu = None if device == "cpu" else device.split(":")[1]
-        env = child_environment(settings, build_root, gpu)
+        env = child_environment(settings, build_root, child_visible_devices(device))
         local_device = "cpu" if device == "cpu" else "cuda:0"
         job_queue.put(None)  # one stop signal per judge
         process = ctx.Process(target=judge_worker, args=(worker_id, settings, local_device, env, job_queue,

@@ -104,9 +104,10 @@ class Judge:
         self.child_env = child_env
         set_tf32_mode(settings["tf32_mode"])
         self.references = References(int(settings["reference_cache_gb"] * (1 << 30)))
-        # A sandbox started ahead: its torch import (seconds) overlaps the current evaluation.
+        # A sandbox started ahead: its torch import (seconds) overlaps the current evaluation, and
+        # the first one overlaps the judge's own start-up (CUDA context, fingerprint).
         self.prestart = prestart
-        self._spare: Sandbox | None = None
+        self._spare: Sandbox | None = self._start_sandbox() if prestart else None
 
     def evaluate(self, job: dict) -> dict:
         """Evaluate one kernel; returns the per-sample record (see results.new_record)."""
@@ -123,6 +124,8 @@ class Judge:
                 torch.cuda.empty_cache()
         record["eval_seconds"] = time.monotonic() - started
         record["hardware"] = hardware_name(self.device)
+        if self.device.type == "cuda":  # which physical GPU judged it (CUDA_VISIBLE_DEVICES renumbers)
+            record["gpu_pci_address"] = pci_address(self.device)
         return record
 
     def close(self) -> None:
@@ -257,12 +260,26 @@ def timing_flags(stats: dict, wall_seconds: float) -> list[str]:
         reported = stats["mean"] * calls / 1e3
     except (KeyError, TypeError):
         return ["timing_unreadable: the timing message lacks mean/num_trials"]
+    flags = []
+    resets = stats.get("persisting_l2_resets")
+    if resets is not None and resets < stats["num_trials"]:
+        flags.append(f"persisting_l2_not_reset: {resets} of {stats['num_trials']} trials")
     if reported > wall_seconds * 1.05 + 0.01:
-        return [f"timing_exceeds_wall_clock: {reported:.3f} s reported in {wall_seconds:.3f} s"]
+        return flags + [f"timing_exceeds_wall_clock: {reported:.3f} s reported in {wall_seconds:.3f} s"]
     # Allowance for what the timer rightly leaves out: L2 flushes, synchronisation, Python per call.
     if wall_seconds > 2 * reported + 0.1 + 0.002 * calls:
-        return [f"timing_far_below_wall_clock: {reported:.3f} s reported, {wall_seconds:.3f} s elapsed"]
-    return []
+        return flags + [f"timing_far_below_wall_clock: {reported:.3f} s reported, {wall_seconds:.3f} s elapsed"]
+    return flags
+
+
+def pci_address(device: torch.device) -> str:
+    """domain:bus:device of a GPU, as nvidia-smi prints it (00000000:00:07.0 -> 0000:00:07)."""
+    props = torch.cuda.get_device_properties(device)
+    fields = [getattr(props, f"pci_{name}_id", None) for name in ("domain", "bus", "device")]
+    if None in fields:
+        return "?"
+    domain, bus, slot = fields
+    return f"{domain:04x}:{bus:02x}:{slot:02x}"
 
 
 def hardware_name(device: torch.device) -> str:
