@@ -57,14 +57,15 @@ def run_pass(spec: str, args, build_dir: Path) -> dict:
                          "status": record["eval_status"], "failed_case": meta.get("failed_case"),
                          "eval_seconds": meta.get("eval_seconds"), "runtime_ms": record["runtime"],
                          "peak_memory": record["peak_memory"], "error": (meta.get("error") or "")[:160],
-                         "load_seconds": meta.get("load_seconds"), "log_tail": meta.get("log_tail", "")[-1500:]})
+                         "load_seconds": meta.get("load_seconds"), "device": meta.get("device"),
+                         "gpu_pci_address": meta.get("gpu_pci_address"), "log_tail": meta.get("log_tail", "")[-1500:]})
         rows.append({"level": level, "kernel": f"(level {level} wall)", "wall_seconds": wall})
     return {"pass": name, "gpus": int(gpus), "wall_seconds": total_wall, "rows": rows}
 
 
 def print_pass(result: dict) -> None:
     print(f"\n== {result['pass']} pass, {result['gpus']} GPU(s): {result['wall_seconds']:.1f} s wall")
-    print(f"{'kernel':34} {'status':15} {'failed':7} {'eval s':>7} {'ms':>9}")
+    print(f"{'kernel':34} {'status':15} {'failed':7} {'eval s':>7} {'ms':>9} gpu (pci address)")
     for row in result["rows"]:
         if "status" not in row:
             print(f"{row['kernel']:34} {'':15} {'':7} {row['wall_seconds']:7.1f}")
@@ -72,7 +73,7 @@ def print_pass(result: dict) -> None:
         name = f"L{row['level']}/{row['problem']} {row['kernel']}"
         secs = f"{row['eval_seconds']:.1f}" if row["eval_seconds"] is not None else "-"
         print(f"{name[:34]:34} {row['status']:15} {str(row['failed_case'] or ''):7} {secs:>7} "
-              f"{row['runtime_ms']:9.3f}")
+              f"{row['runtime_ms']:9.3f} {row['device']} ({row['gpu_pci_address']})")
 
 
 def main() -> None:
