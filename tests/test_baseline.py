@@ -58,7 +58,8 @@ def test_writes_one_file_per_mode_with_fingerprint_and_stats(first_run):
         assert fingerprint["torch"] and fingerprint["date"]
         assert sorted(data["level1"]) == ["1_ReLU.py", "2_Matmul.py"]
         for entry in data["level1"].values():
-            assert entry["num_trials"] == 2 and entry["peak_memory"] == -1  # level 1's own count and entry["device"] == "cpu"
+            # num_trials: level 1's own count from num_perf_trials_by_level
+            assert entry["num_trials"] == 2 and entry["peak_memory"] == -1 and entry["device"] == "cpu"
             assert 0 < entry["min"] <= entry["median"] <= entry["max"] and entry["min"] <= entry["mean"]
             assert entry["seconds"] > 0 and entry["hardware"].startswith("cpu")
         assert data["failures"] == {}

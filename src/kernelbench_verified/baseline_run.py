@@ -221,8 +221,8 @@ def baseline_worker(worker_id: int, device: str, settings: dict, jobs, results) 
             module = load_module(job["path"])
         except Exception as exc:
             module, error = None, f"problem file failed to import: {type(exc).__name__}: {exc}"[:1000]
+        level_settings = dict(settings, num_perf_trials=perf_trials(settings, job["level"]))
         for mode in job["modes"]:
-            level_settings = dict(settings, num_perf_trials=perf_trials(settings, job["level"]))
             entry = measure_safely(module, mode, level_settings, local) if module else {"error": error, "seconds": 0.0}
             results.put(("result", worker_id, job["key"], mode, entry))
 
