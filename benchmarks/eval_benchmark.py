@@ -1,10 +1,12 @@
 """Evaluate the benchmark kernels on the GPU, cold (empty build cache) then warm, and print figures.
 
-    python benchmarks/eval_benchmark.py --passes cold:1 warm:1 warm:2 [--out results.json]
+    python benchmarks/eval_benchmark.py --passes cold:1 warm:1 repeat:1 warm:2 [--out results.json]
 
 Kernels live in benchmarks/kernels/level{L}/{pid}_{sid}_{label}.py. Each pass runs
 scripts/eval_from_generations.py with build_cache=True and hidden tests, as a user would, and reports
-its wall time; per-kernel verdicts and judge-side seconds come from the result files.
+its wall time; per-kernel verdicts, judge-side seconds and where they went come from the result files.
+A repeat pass evaluates one kernel (--repeat-kernel) as --repeat-samples samples of its problem, warm:
+the first sample pays for the judge's first sandbox start, the others show the steady state.
 """
 
 import argparse
@@ -19,16 +21,28 @@ ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ROOT / "benchmarks" / "kernels"
 
 
-def prepare_run(runs_dir: Path, level: int) -> tuple[str, list, int]:
+def kernel_files(level: int, name: str, copies: int) -> list[tuple[Path, int, int, str]]:
+    """(file, problem id, sample id, label) of every benchmark kernel of a level, or of `copies`
+    samples of the one kernel whose file stem is `name`."""
+    found = []
+    for path in sorted((KERNELS / f"level{level}").glob("*.py")):
+        pid, sid, label = path.stem.split("_", 2)
+        if name and path.stem != name:
+            continue
+        found += [(path, int(pid), copy, label) for copy in range(copies)] if name else [(path, int(pid), int(sid), label)]
+    if not found:
+        raise SystemExit(f"error: no benchmark kernel {name} in {KERNELS / f'level{level}'}")
+    return found
+
+
+def prepare_run(runs_dir: Path, level: int, files: list) -> tuple[str, list, int]:
     run = f"bench_level{level}"
     run_dir = runs_dir / run
     shutil.rmtree(run_dir, ignore_errors=True)
     run_dir.mkdir(parents=True)
-    entries = []
-    for path in sorted((KERNELS / f"level{level}").glob("*.py")):
-        pid, sid, label = path.stem.split("_", 2)
+    for path, pid, sid, _ in files:
         shutil.copy(path, run_dir / f"level_{level}_problem_{pid}_sample_{sid}_kernel.py")
-        entries.append((int(pid), int(sid), label))
+    entries = [(pid, sid, label) for _, pid, sid, label in files]
     return run, entries, max(sid for _, sid, _ in entries) + 1
 
 
@@ -36,9 +50,14 @@ def run_pass(spec: str, args, build_dir: Path) -> dict:
     name, gpus = spec.split(":")
     if name == "cold":
         shutil.rmtree(build_dir, ignore_errors=True)
+    if name == "repeat":
+        level, stem = int(args.repeat_kernel.split("/")[0]), args.repeat_kernel.split("/")[1]
+        plan = [(level, kernel_files(level, stem, args.repeat_samples))]
+    else:
+        plan = [(level, kernel_files(level, "", 1)) for level in (1, 2)]
     rows, total_wall = [], 0.0
-    for level in (1, 2):
-        run, entries, num_samples = prepare_run(args.runs_dir, level)
+    for level, files in plan:
+        run, entries, num_samples = prepare_run(args.runs_dir, level, files)
         pids = sorted({pid for pid, _, _ in entries})
         command = [sys.executable, str(ROOT / "scripts" / "eval_from_generations.py"), f"run_name={run}",
                    f"runs_dir={args.runs_dir}", f"level={level}", f"num_samples={num_samples}",
@@ -57,7 +76,8 @@ def run_pass(spec: str, args, build_dir: Path) -> dict:
                          "status": record["eval_status"], "failed_case": meta.get("failed_case"),
                          "eval_seconds": meta.get("eval_seconds"), "runtime_ms": record["runtime"],
                          "peak_memory": record["peak_memory"], "error": (meta.get("error") or "")[:160],
-                         "load_seconds": meta.get("load_seconds"), "device": meta.get("device"),
+                         "load_seconds": meta.get("load_seconds"), "phase_seconds": meta.get("phase_seconds"),
+                         "device": meta.get("device"),
                          "gpu_pci_address": meta.get("gpu_pci_address"), "log_tail": meta.get("log_tail", "")[-1500:]})
         rows.append({"level": level, "kernel": f"(level {level} wall)", "wall_seconds": wall})
     return {"pass": name, "gpus": int(gpus), "wall_seconds": total_wall, "rows": rows}
@@ -65,21 +85,25 @@ def run_pass(spec: str, args, build_dir: Path) -> dict:
 
 def print_pass(result: dict) -> None:
     print(f"\n== {result['pass']} pass, {result['gpus']} GPU(s): {result['wall_seconds']:.1f} s wall")
-    print(f"{'kernel':34} {'status':15} {'failed':7} {'eval s':>7} {'ms':>9} gpu (pci address)")
+    print(f"{'kernel (problem/sample)':38} {'status':15} {'failed':7} {'eval s':>7} {'ms':>9} "
+          f"{'start/check/time/after s':25} gpu (pci address)")
     for row in result["rows"]:
         if "status" not in row:
-            print(f"{row['kernel']:34} {'':15} {'':7} {row['wall_seconds']:7.1f}")
+            print(f"{row['kernel']:38} {'':15} {'':7} {row['wall_seconds']:7.1f}")
             continue
-        name = f"L{row['level']}/{row['problem']} {row['kernel']}"
+        name = f"L{row['level']}/{row['problem']}/{row['sample']} {row['kernel']}"
         secs = f"{row['eval_seconds']:.1f}" if row["eval_seconds"] is not None else "-"
-        print(f"{name[:34]:34} {row['status']:15} {str(row['failed_case'] or ''):7} {secs:>7} "
-              f"{row['runtime_ms']:9.3f} {row['device']} ({row['gpu_pci_address']})")
+        phases = "/".join(f"{v:.1f}" for v in (row["phase_seconds"] or {}).values())
+        print(f"{name[:38]:38} {row['status']:15} {str(row['failed_case'] or ''):7} {secs:>7} "
+              f"{row['runtime_ms']:9.3f} {phases:25} {row['device']} ({row['gpu_pci_address']})")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--passes", nargs="+", default=["cold:1", "warm:1"],
-                        help="cold:N (empty build cache) or warm:N (cache kept), N GPUs each")
+                        help="cold:N (empty build cache), warm:N (cache kept) or repeat:N, on N GPUs")
+    parser.add_argument("--repeat-kernel", default="1/1_0_sgemm_tiled", help="LEVEL/FILE_STEM for repeat passes")
+    parser.add_argument("--repeat-samples", type=int, default=5)
     parser.add_argument("--timeout", type=int, default=60)
     parser.add_argument("--cpu-workers", type=int, default=8)
     parser.add_argument("--runs-dir", type=Path, default=Path("/tmp/kbv_bench_runs"))

@@ -1,3 +1,4 @@
+import importlib.util
 import shutil
 from pathlib import Path
 
@@ -8,6 +9,14 @@ from kernelbench_verified.config import load_config
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "examples" / "tiny"
 KERNELS = TINY / "kernels"
+
+
+def load_benchmark(name: str):
+    """A script of benchmarks/ imported as a module (they are scripts, not package modules)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def make_run(runs_dir: Path, name: str, kernels: dict) -> Path:

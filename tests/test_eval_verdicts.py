@@ -44,6 +44,9 @@ def test_correct_kernels_pass_every_case_and_are_timed(results):
         stats = record["runtime_stats"]
         assert stats["num_trials"] == 5 and 0 < stats["min"] <= stats["median"] <= stats["max"]
         assert record["runtime"] == stats["mean"]
+        phases = record["metadata"]["phase_seconds"]
+        assert set(phases) == {"start_and_load", "correctness_and_memory", "timing", "timed_checks"}
+        assert 0 < sum(phases.values()) <= record["metadata"]["eval_seconds"]
 
 
 def test_identity_shortcut_passes_visible_inputs_and_fails_d4(results):

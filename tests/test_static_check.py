@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KERNELS, ROOT
+from conftest import KERNELS, ROOT, load_benchmark
 from kernelbench_verified.errors import UserError
 from kernelbench_verified.static_check import Finding, check_file, check_source, rule_table
 from kernelbench_verified.static_policy import REJECTED_STATUS, apply_policy, rejecting_codes
@@ -19,10 +19,9 @@ CODES = {rule.code: rule.severity for rule in RULES}
 
 
 def expected_code(path: Path) -> str:
-    """Exploit fixtures are named <code>_<name>.py; codes contain underscores, so take the longest match."""
-    matches = [code for code in CODES if path.stem.startswith(code + "_")]
-    assert matches, f"{path.name} does not start with a rule code"
-    return max(matches, key=len)
+    code = load_benchmark("exploit_suite").expected_code(path.stem)
+    assert code, f"{path.name} does not start with a rule code"
+    return code
 
 
 def serious(findings):

@@ -97,6 +97,24 @@ class Sandbox:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
+# Where a job's seconds go, for benchmarks: each phase ends when the sandbox reports the event.
+PHASE_ENDED_BY = {"compiled": "start_and_load", "memory": "correctness_and_memory", "timing": "timing",
+                  "done": "timed_checks"}
+
+
+class PhaseClock:
+    """Adds the seconds since the previous lap to phases[name]; an event that ends no phase is ignored."""
+
+    def __init__(self, phases: dict):
+        self.phases, self.last = phases, time.monotonic()
+
+    def __call__(self, name: str | None) -> None:
+        now = time.monotonic()
+        if name:
+            self.phases[name] = round(now - self.last, 4)
+            self.last = now
+
+
 class Judge:
     def __init__(self, settings: dict, device: str, child_env: dict, prestart: bool = False):
         self.settings = settings
@@ -174,9 +192,11 @@ class Judge:
             self.references.reset((job["problem_path"], job.get("hidden_path")), problem, hidden, job, self.device)
         cases = [Case(**c) for c in job["cases"]]
         timing_started = time.monotonic()
+        lap = PhaseClock(record.setdefault("phase_seconds", {}))
         while True:
             message = channel.receive(deadline)
             event = message.get("event")
+            lap(PHASE_ENDED_BY.get(event))
             if event == "compiled":
                 record["compiled"] = True
                 record["load_seconds"] = message.get("load_seconds")
