@@ -1,4 +1,5 @@
-"""Runtime integrity flags: recorded per sample, without changing a correct verdict."""
+"""Runtime integrity flags: recorded per sample, without changing a correct verdict; a time the kernel's
+process could have faked is withheld."""
 
 import json
 
@@ -29,6 +30,21 @@ def flags(results, key):
 def test_honest_kernel_has_no_flags(results):
     assert results["1_0"]["eval_status"] == "correct"
     assert results["1_0"]["metadata"]["integrity"] == []
+    assert results["1_0"]["runtime"] > 0 and "runtime_withheld" not in results["1_0"]["metadata"]
+
+
+@pytest.mark.parametrize("key, flag", [("1_1", "harness_patched"), ("1_3", "thread_outlived_call"),
+                                       ("1_4", "output_subclass")])
+def test_time_is_withheld_when_the_kernel_could_have_faked_it(results, key, flag):
+    record = results[key]
+    assert record["eval_status"] == "correct" and record["correctness"]
+    assert record["runtime"] == -1.0 and record["runtime_stats"] == {}
+    assert flag in record["metadata"]["runtime_withheld"]
+    assert record["metadata"]["untrusted_runtime_stats"]["num_trials"] == 20
+
+
+def test_input_mutation_alone_keeps_the_time(results):
+    assert results["1_5"]["runtime"] > 0  # the timed calls read fresh copies of the inputs
 
 
 def test_patched_timer_is_caught_by_the_judges_clock(results):

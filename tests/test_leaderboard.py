@@ -192,6 +192,9 @@ def test_static_findings_and_integrity_flags_reach_the_verdict_text():
                            "integrity": ["input_mutated: an input changed during the call"]}}
     assert _review_notes(record) == " · static: side_stream (error) · flags: input_mutated"
     assert _review_notes({"metadata": {}}) == ""
+    withheld = {"metadata": {"integrity": ["harness_patched: time.perf_counter"],
+                             "runtime_withheld": "integrity flags: harness_patched"}}
+    assert _review_notes(withheld) == " · flags: harness_patched · time withheld, not counted in speedups"
 
 
 def test_runs_timed_on_another_gpu_than_the_baseline_are_warned_about(tmp_path):

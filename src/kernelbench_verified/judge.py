@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +32,8 @@ from .transport import import_tensor
 
 # Input sets the timed calls rotate through (each costs one copy of the inputs in memory).
 ROTATION_SETS = 2
+# Sandboxes a GPU judge keeps started ahead of its next jobs (see Judge.__init__).
+SPARE_SANDBOXES = 2
 # A sample counts as compiled once its file built and ModelNew can be constructed from it.
 NOT_COMPILED = ("compile_error", "load_error")
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[1])
@@ -116,23 +119,24 @@ class PhaseClock:
 
 
 class Judge:
-    def __init__(self, settings: dict, device: str, child_env: dict, prestart: bool = False):
+    def __init__(self, settings: dict, device: str, child_env: dict, spares: int = 0):
         self.settings = settings
         self.device = torch.device(device)
         self.child_env = child_env
         set_tf32_mode(settings["tf32_mode"])
         self.references = References(int(settings["reference_cache_gb"] * (1 << 30)))
-        # A sandbox started ahead: its torch import (seconds) overlaps the current evaluation, and
-        # the first one overlaps the judge's own start-up (CUDA context, fingerprint).
-        self.prestart = prestart
-        self._spare: Sandbox | None = self._start_sandbox() if prestart else None
+        # Sandboxes started ahead, so their torch import (about 4 s on the H200 host) overlaps the
+        # evaluations before theirs; the first overlaps the judge's own start-up (CUDA context,
+        # fingerprint). One is not enough: a 2.5 s evaluation would then wait for the next sandbox.
+        self.spares = spares
+        self._spare: deque[Sandbox] = deque(self._start_sandbox() for _ in range(spares))
 
     def evaluate(self, job: dict) -> dict:
         """Evaluate one kernel; returns the per-sample record (see results.new_record)."""
         started = time.monotonic()
-        sandbox, self._spare = self._spare or self._start_sandbox(), None
-        if self.prestart:
-            self._spare = self._start_sandbox()
+        sandbox = self._spare.popleft() if self._spare else self._start_sandbox()
+        while len(self._spare) < self.spares:
+            self._spare.append(self._start_sandbox())
         record = {"eval_status": None, "cases": []}
         try:
             self._run_sandbox(dict(job, workdir=str(sandbox.workdir)), sandbox, record)
@@ -147,10 +151,10 @@ class Judge:
         return record
 
     def close(self) -> None:
-        if self._spare is not None:
-            _kill_group(self._spare.process)
-            self._spare.close()
-            self._spare = None
+        while self._spare:
+            sandbox = self._spare.popleft()
+            _kill_group(sandbox.process)
+            sandbox.close()
 
     def _start_sandbox(self) -> Sandbox:
         workdir = Path(tempfile.mkdtemp(prefix="kbv_job_"))
@@ -351,7 +355,8 @@ def _tail(path: Path, limit: int = 3000) -> str:
 def judge_worker(worker_id: int, settings: dict, device: str, child_env: dict, jobs, results) -> None:
     """Process entry: take jobs until a None arrives; report ("start", ...) and ("done", ...)."""
     os.environ.update(child_env)
-    judge = Judge(settings, device, child_env, prestart=True)
+    # On the CPU a starting sandbox competes with the kernel being timed for the same cores: one spare.
+    judge = Judge(settings, device, child_env, spares=SPARE_SANDBOXES if device.startswith("cuda") else 1)
     from .baseline import fingerprint_for  # the same fingerprint the baseline files carry
 
     results.put(("fingerprint", worker_id,

@@ -45,13 +45,31 @@ def read_json(path: str | Path, what: str = "JSON file"):
         raise UserError(f"{what} {path} is not valid JSON ({exc}); fix or move it, nothing was changed") from None
 
 
+# Integrity flags after which the kernel's process could have faked or escaped its own timing (replaced
+# timers, work deferred into a lazy output or a thread, a carve-out kept in L2, reported times that
+# disagree with the judge's clock): the verdict stands, the time is withheld.
+UNTRUSTED_TIMING_FLAGS = ("harness_patched", "output_subclass", "thread_outlived_call", "persisting_l2_not_reset",
+                          "timing_exceeds_wall_clock", "timing_far_below_wall_clock")
+
+
+def untrusted_timing(integrity_flags: list) -> list[str]:
+    """The flags (names only) that make a sample's measured time untrustworthy."""
+    return sorted({str(f).split(":")[0] for f in integrity_flags or []} & set(UNTRUSTED_TIMING_FLAGS))
+
+
 def new_record(level: int, pid: int, sid: int, problem_file: str, judged: dict, context: dict) -> dict:
-    """The stored record of one sample, from the judge's raw record and the run's context."""
+    """The stored record of one sample, from the judge's raw record and the run's context. A correct
+    sample whose timing cannot be trusted keeps its verdict but gets runtime -1; the withheld figures
+    stay in metadata.untrusted_runtime_stats, the reason in metadata.runtime_withheld."""
     status = judged.get("eval_status") or "harness_error"
     stats = judged.get("runtime_stats") or {}
     memory = judged.get("memory_stats") or {}
     metadata = {k: v for k, v in judged.items() if k not in ("runtime_stats", "memory_stats", "eval_status")}
     metadata.update(context)
+    untrusted = untrusted_timing(judged.get("integrity"))
+    if untrusted and stats:
+        metadata["untrusted_runtime_stats"], stats = stats, {}
+        metadata["runtime_withheld"] = "integrity flags: " + ", ".join(untrusted)
     return {
         "sample_id": sid,
         "problem_id": pid,

@@ -139,6 +139,8 @@ def _review_notes(record: dict) -> str:
                      if isinstance(f, dict) and f.get("severity") in ("warn", "error")})
     flags = sorted({str(flag).split(":")[0] for flag in metadata.get("integrity") or []})
     notes = ([f"static: {', '.join(static)}"] if static else []) + ([f"flags: {', '.join(flags)}"] if flags else [])
+    if metadata.get("runtime_withheld"):
+        notes.append("time withheld, not counted in speedups")
     return "".join(f" · {note}" for note in notes)
 
 
