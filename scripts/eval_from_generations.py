@@ -7,7 +7,10 @@ Keys and defaults: configs/eval.yaml. Results: runs/{run_name}/eval_results[_hid
 """
 
 from kernelbench_verified.config import run_script
-from kernelbench_verified.evaluate import evaluate_run
 
 if __name__ == "__main__":
+    # Imported here, not above: judge processes re-import this file and must not import torch
+    # before they have started their first sandboxes.
+    from kernelbench_verified.evaluate import evaluate_run
+
     run_script("eval", evaluate_run)

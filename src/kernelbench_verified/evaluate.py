@@ -24,9 +24,10 @@ from .correctness import DEFAULT_TOLERANCE
 from .errors import UserError
 from .hidden_tests import DEFAULT_HIDDEN_DIR, hidden_path
 from .inputs import PRECISIONS, correctness_cases
-from .judge import Judge, judge_worker
+from .judge import Judge
 from .problems import Problem, list_problems, load_module
 from .results import ResultStore, new_record, read_json, write_json_atomic
+from .sandbox_launch import judge_worker
 from .static_check import check_source
 from .static_policy import apply_policy, rejecting_codes, require_policy
 from .timing import TF32_MODES

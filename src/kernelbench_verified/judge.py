@@ -11,14 +11,10 @@ from __future__ import annotations
 import os
 import platform
 import secrets
-import shutil
 import signal
 import subprocess
-import sys
-import tempfile
 import time
 from collections import deque
-from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -27,16 +23,14 @@ from .channel import Channel, ChannelClosed, ChannelTimeout
 from .correctness import ReferenceError, check_reference, compare_outputs
 from .inputs import PRECISIONS, Case, build_model, case_inputs
 from .problems import load_module
+from .sandbox_launch import Sandbox, kill_group, start_sandbox
 from .timing import set_tf32_mode
 from .transport import import_tensor
 
 # Input sets the timed calls rotate through (each costs one copy of the inputs in memory).
 ROTATION_SETS = 2
-# Sandboxes a GPU judge keeps started ahead of its next jobs (see Judge.__init__).
-SPARE_SANDBOXES = 2
 # A sample counts as compiled once its file built and ModelNew can be constructed from it.
 NOT_COMPILED = ("compile_error", "load_error")
-PACKAGE_PARENT = str(Path(__file__).resolve().parents[1])
 
 
 class References:
@@ -86,20 +80,6 @@ class References:
             self.stored_bytes += size
 
 
-@dataclass
-class Sandbox:
-    """A started sandbox process waiting for its job, with its private directory and channel."""
-
-    process: subprocess.Popen
-    channel: Channel
-    workdir: Path
-
-    def close(self) -> None:
-        os.close(self.channel.read_fd)
-        os.close(self.channel.write_fd)
-        shutil.rmtree(self.workdir, ignore_errors=True)
-
-
 # Where a job's seconds go, for benchmarks: each phase ends when the sandbox reports the event.
 PHASE_ENDED_BY = {"compiled": "start_and_load", "memory": "correctness_and_memory", "timing": "timing",
                   "done": "timed_checks"}
@@ -119,24 +99,25 @@ class PhaseClock:
 
 
 class Judge:
-    def __init__(self, settings: dict, device: str, child_env: dict, spares: int = 0):
+    def __init__(self, settings: dict, device: str, child_env: dict, spares: int = 0, started=()):
+        """`spares` sandboxes are kept started ahead of the jobs (see sandbox_launch.SPARE_SANDBOXES);
+        `started` are sandboxes the caller already started, used first."""
         self.settings = settings
         self.device = torch.device(device)
         self.child_env = child_env
         set_tf32_mode(settings["tf32_mode"])
         self.references = References(int(settings["reference_cache_gb"] * (1 << 30)))
-        # Sandboxes started ahead, so their torch import (about 4 s on the H200 host) overlaps the
-        # evaluations before theirs; the first overlaps the judge's own start-up (CUDA context,
-        # fingerprint). One is not enough: a 2.5 s evaluation would then wait for the next sandbox.
         self.spares = spares
-        self._spare: deque[Sandbox] = deque(self._start_sandbox() for _ in range(spares))
+        self._spare: deque[Sandbox] = deque(started)
+        while len(self._spare) < spares:
+            self._spare.append(start_sandbox(child_env))
 
     def evaluate(self, job: dict) -> dict:
         """Evaluate one kernel; returns the per-sample record (see results.new_record)."""
         started = time.monotonic()
-        sandbox = self._spare.popleft() if self._spare else self._start_sandbox()
+        sandbox = self._spare.popleft() if self._spare else start_sandbox(self.child_env)
         while len(self._spare) < self.spares:
-            self._spare.append(self._start_sandbox())
+            self._spare.append(start_sandbox(self.child_env))
         record = {"eval_status": None, "cases": []}
         try:
             self._run_sandbox(dict(job, workdir=str(sandbox.workdir)), sandbox, record)
@@ -152,24 +133,7 @@ class Judge:
 
     def close(self) -> None:
         while self._spare:
-            sandbox = self._spare.popleft()
-            _kill_group(sandbox.process)
-            sandbox.close()
-
-    def _start_sandbox(self) -> Sandbox:
-        workdir = Path(tempfile.mkdtemp(prefix="kbv_job_"))
-        to_child_r, to_child_w = os.pipe()
-        from_child_r, from_child_w = os.pipe()
-        env = dict(self.child_env)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [PACKAGE_PARENT, env.get("PYTHONPATH")]))
-        with open(workdir / "log.txt", "wb") as log:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "kernelbench_verified.sandbox", str(to_child_r), str(from_child_w)],
-                pass_fds=(to_child_r, from_child_w), stdin=subprocess.DEVNULL, stdout=log,
-                stderr=subprocess.STDOUT, env=env, cwd=workdir, start_new_session=True)
-        os.close(to_child_r)
-        os.close(from_child_w)
-        return Sandbox(process, Channel(from_child_r, to_child_w), workdir)
+            self._spare.popleft().discard()
 
     def _run_sandbox(self, job: dict, sandbox: Sandbox, record: dict) -> None:
         process, channel = sandbox.process, sandbox.channel
@@ -183,7 +147,7 @@ class Judge:
             code = _wait(process, 5)
             record.update(eval_status="crashed", error=_describe_exit(code, str(exc)))
         finally:
-            if _kill_group(process):
+            if kill_group(process):
                 _remove_stale_locks(Path(job["build_dir"]))
         if record["eval_status"] not in (None, "correct", "incorrect"):
             record["log_tail"] = _tail(sandbox.workdir / "log.txt")
@@ -319,17 +283,6 @@ def _wait(process: subprocess.Popen, seconds: float):
         return None
 
 
-def _kill_group(process: subprocess.Popen) -> bool:
-    """Kill the sandbox and everything it started; True if it was still running."""
-    was_running = process.poll() is None
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
-    return was_running
-
-
 def _remove_stale_locks(kernel_build_dir: Path) -> None:
     """A build killed mid-way leaves cpp_extension's lock file, which would block every later load
     of this kernel; only this kernel's own directory is touched."""
@@ -352,11 +305,11 @@ def _tail(path: Path, limit: int = 3000) -> str:
         return ""
 
 
-def judge_worker(worker_id: int, settings: dict, device: str, child_env: dict, jobs, results) -> None:
-    """Process entry: take jobs until a None arrives; report ("start", ...) and ("done", ...)."""
-    os.environ.update(child_env)
-    # On the CPU a starting sandbox competes with the kernel being timed for the same cores: one spare.
-    judge = Judge(settings, device, child_env, spares=SPARE_SANDBOXES if device.startswith("cuda") else 1)
+def run_judge(worker_id: int, settings: dict, device: str, child_env: dict, jobs, results, spares: int,
+              started: list) -> None:
+    """The judge process's loop (entered from sandbox_launch.judge_worker): take jobs until a None
+    arrives; report ("fingerprint", ...), ("start", ...) and ("done", ...)."""
+    judge = Judge(settings, device, child_env, spares, started)
     from .baseline import fingerprint_for  # the same fingerprint the baseline files carry
 
     results.put(("fingerprint", worker_id,
