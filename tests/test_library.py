@@ -124,3 +124,23 @@ def test_per_level_trial_counts():
     for bad in ("{4: 0}", "{x: 3}", "[4]"):
         with pytest.raises(UserError, match="num_perf_trials_by_level"):
             trials_by_level(load_config("eval", base + [f"num_perf_trials_by_level={bad}"]))
+
+
+def test_a_spare_sandbox_that_died_is_replaced_not_blamed(tmp_path):
+    from conftest import KERNELS, tiny_overrides
+    from kernelbench_verified.evaluate import _job, case_list, child_environment, settings_from_config
+    from kernelbench_verified.judge import Judge
+
+    cfg = load_config("eval", tiny_overrides(tmp_path, "spare"))
+    settings = settings_from_config(cfg)
+    (relu,) = list_problems(1, cfg.problems_dir, (1, 1))
+    job = _job(relu, 0, KERNELS / "relu_correct.py", settings, None, case_list(settings, None), tmp_path / "builds",
+               "cpu", "eval")
+    judge = Judge(settings, "cpu", child_environment(settings, tmp_path / "builds", ""), spares=1)
+    try:
+        judge._spare[0].process.kill()  # as if killed for memory while it waited
+        judge._spare[0].process.wait()
+        record = judge.evaluate(job)
+    finally:
+        judge.close()
+    assert record["eval_status"] == "correct", record.get("error")

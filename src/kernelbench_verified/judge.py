@@ -115,7 +115,7 @@ class Judge:
     def evaluate(self, job: dict) -> dict:
         """Evaluate one kernel; returns the per-sample record (see results.new_record)."""
         started = time.monotonic()
-        sandbox = self._spare.popleft() if self._spare else start_sandbox(self.child_env)
+        sandbox = self._live_spare() or start_sandbox(self.child_env)
         while len(self._spare) < self.spares:
             self._spare.append(start_sandbox(self.child_env))
         record = {"eval_status": None, "cases": []}
@@ -134,6 +134,16 @@ class Judge:
     def close(self) -> None:
         while self._spare:
             self._spare.popleft().discard()
+
+    def _live_spare(self) -> Sandbox | None:
+        """The oldest spare still running: one that died waiting (killed for memory, say) must not
+        make the next kernel look as if it crashed."""
+        while self._spare:
+            sandbox = self._spare.popleft()
+            if sandbox.process.poll() is None:
+                return sandbox
+            sandbox.discard()
+        return None
 
     def _run_sandbox(self, job: dict, sandbox: Sandbox, record: dict) -> None:
         process, channel = sandbox.process, sandbox.channel
