@@ -11,14 +11,14 @@ from kernelbench_verified.judge import timing_flags
 
 BATCH = {(1, 0): "relu_correct", (1, 1): "relu_patches_timer", (1, 2): "relu_in_place",
          (1, 3): "relu_background_thread", (1, 4): "relu_tensor_subclass", (1, 5): "relu_zeroes_input",
-         (1, 6): "relu_output_replay"}
+         (1, 6): "relu_output_replay", (1, 7): "relu_thread_handoff"}
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     runs = tmp_path_factory.mktemp("runs")
     run_dir = make_run(runs, "integrity", BATCH)
-    evaluate_run(load_config("eval", tiny_overrides(runs, "integrity", num_samples=7, subset="[1,1]",
+    evaluate_run(load_config("eval", tiny_overrides(runs, "integrity", num_samples=8, subset="[1,1]",
                                                     num_perf_trials=20)))
     return json.loads((run_dir / "eval_results.json").read_text())
 
@@ -43,6 +43,12 @@ def test_time_is_withheld_when_the_kernel_could_have_faked_it(results, key, flag
     assert record["metadata"]["untrusted_runtime_stats"]["num_trials"] == 20
 
 
+def test_a_thread_that_ends_within_the_call_is_still_seen(results):
+    # Whether the handed-off ReLU finished before the comparison is a race; the flag is not.
+    assert "thread_started_in_call: handoff" in flags(results, "1_7")
+    assert results["1_7"]["runtime"] == -1.0
+
+
 def test_input_mutation_alone_keeps_the_time(results):
     assert results["1_5"]["runtime"] > 0  # the timed calls read fresh copies of the inputs
 
@@ -63,6 +69,7 @@ def test_input_aliasing_and_mutation_are_flagged_without_changing_the_verdict(re
 
 def test_thread_and_subclass_are_flagged(results):
     assert "thread_outlived_call: hidden-worker" in flags(results, "1_3")
+    assert "thread_started_in_call: hidden-worker" in flags(results, "1_3")
     assert "output_subclass: output 0 is a LazyTensor" in flags(results, "1_4")
 
 

@@ -9,6 +9,7 @@ itself; it is stored in the result for review.
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 
 import torch
@@ -73,6 +74,30 @@ def output_flags(outputs: list, inputs: list) -> list[str]:
         if isinstance(out, torch.Tensor) and out.numel() > 0 and out.untyped_storage().data_ptr() in input_storages:
             flags.append(f"output_aliases_input: output {i} shares storage with an input")
     return flags
+
+
+# Names of the Python threads that began running since watch_thread_starts(), in order.
+STARTED_THREADS: list[str] = []
+
+
+def _note_thread_start(frame, event, arg) -> None:
+    STARTED_THREADS.append(threading.current_thread().name)
+    sys.setprofile(None)  # one event per thread is enough; the thread then runs unprofiled
+
+
+def watch_thread_starts() -> None:
+    """Record every thread started through `threading` from now on, even one that ends before anyone
+    looks: a kernel that hands its launch to a short-lived thread escapes the timer without outliving
+    the call. (Threads started natively or through _thread are left to the static checker.)"""
+    threading.setprofile(_note_thread_start)
+
+
+def threads_started_since(count: int) -> list[str]:
+    """Flags for threads started after STARTED_THREADS had `count` entries. The sandbox asks about the
+    timed calls only: a one-off thread at a kernel's first call (a lazy initialisation) happened
+    earlier, in the correctness cases, and does not touch the timing."""
+    names = STARTED_THREADS[count:]
+    return [f"thread_started_in_call: {', '.join(sorted(set(names)))[:200]}"] if names else []
 
 
 class CallWatch:

@@ -48,8 +48,8 @@ def read_json(path: str | Path, what: str = "JSON file"):
 # Integrity flags after which the kernel's process could have faked or escaped its own timing (replaced
 # timers, work deferred into a lazy output or a thread, a carve-out kept in L2, reported times that
 # disagree with the judge's clock): the verdict stands, the time is withheld.
-UNTRUSTED_TIMING_FLAGS = ("harness_patched", "output_subclass", "thread_outlived_call", "persisting_l2_not_reset",
-                          "timing_exceeds_wall_clock", "timing_far_below_wall_clock")
+UNTRUSTED_TIMING_FLAGS = ("harness_patched", "output_subclass", "thread_started_in_call", "thread_outlived_call",
+                          "persisting_l2_not_reset", "timing_exceeds_wall_clock", "timing_far_below_wall_clock")
 
 
 def untrusted_timing(integrity_flags: list) -> list[str]:

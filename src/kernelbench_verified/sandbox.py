@@ -95,6 +95,7 @@ def run(job: dict, channel: Channel) -> None:
     problem = load_module(job["problem_path"], "problem_under_test")
     hidden = load_module(job["hidden_path"], "hidden_under_test") if job.get("hidden_path") else None
     started = time.monotonic()
+    integrity.watch_thread_starts()
     watched = integrity.snapshot()
     kernel = _load_kernel(job, channel)
     if kernel is None:
@@ -138,7 +139,9 @@ def run(job: dict, channel: Channel) -> None:
             return
         timing_inputs = timing_inputs or (inputs if case.name == "trial_0" else None)
         del inputs
+    threads_before_timing = len(integrity.STARTED_THREADS)
     run_benchmarks(job, channel, model, timing_inputs, problem, hidden, device, dtype)
+    flags += integrity.threads_started_since(threads_before_timing)
     flags += [f"harness_patched: {name}" for name in integrity.replaced_since(watched)]
     channel.send({"event": "integrity", "flags": sorted(set(flags))})
 
