@@ -35,7 +35,7 @@ eval_benchmark() {
         --out benchmarks/results/H200_eval_benchmark.json
 }
 exploit_suite() {
-    python3 benchmarks/exploit_suite.py --timeout 30 --cpu-workers 16 --out benchmarks/results/H200_exploit_suite.json
+    python3 benchmarks/exploit_suite.py --timeout 60 --cpu-workers 16 --out benchmarks/results/H200_exploit_suite.json
 }
 static_check() { python3 benchmarks/static_check_benchmark.py; }
 validate_level4() { python3 scripts/validate_problems.py --level 4; }
