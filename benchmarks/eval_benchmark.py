@@ -51,8 +51,10 @@ def run_pass(spec: str, args, build_dir: Path) -> dict:
     if name == "cold":
         shutil.rmtree(build_dir, ignore_errors=True)
     if name == "repeat":
-        level, stem = int(args.repeat_kernel.split("/")[0]), args.repeat_kernel.split("/")[1]
-        plan = [(level, kernel_files(level, stem, args.repeat_samples))]
+        level, _, stem = args.repeat_kernel.partition("/")
+        if not level.isdigit() or not stem:
+            raise SystemExit(f"error: --repeat-kernel {args.repeat_kernel!r} must be LEVEL/FILE_STEM, e.g. 1/1_0_sgemm_tiled")
+        plan = [(int(level), kernel_files(int(level), stem, args.repeat_samples))]
     else:
         plan = [(level, kernel_files(level, "", 1)) for level in (1, 2)]
     rows, total_wall = [], 0.0
