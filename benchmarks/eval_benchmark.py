@@ -112,6 +112,10 @@ def main() -> None:
     parser.add_argument("--build-dir", type=Path, default=Path("/tmp/kbv_bench_builds"))
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    for spec in args.passes:
+        name, _, gpus = spec.partition(":")
+        if name not in ("cold", "warm", "repeat") or not gpus.isdigit() or int(gpus) < 1:
+            parser.error(f"pass {spec!r} must be cold:N, warm:N or repeat:N with N >= 1 GPUs")
     results = []
     for spec in args.passes:  # print and save after each pass, so a cut-short run keeps what it did
         results.append(run_pass(spec, args, args.build_dir))
