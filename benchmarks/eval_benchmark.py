@@ -21,18 +21,24 @@ ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ROOT / "benchmarks" / "kernels"
 
 
-def kernel_files(level: int, name: str, copies: int) -> list[tuple[Path, int, int, str]]:
-    """(file, problem id, sample id, label) of every benchmark kernel of a level, or of `copies`
-    samples of the one kernel whose file stem is `name`."""
+def level_kernels(level: int) -> list[tuple[Path, int, int, str]]:
+    """(file, problem id, sample id, label) of every benchmark kernel of a level."""
     found = []
     for path in sorted((KERNELS / f"level{level}").glob("*.py")):
         pid, sid, label = path.stem.split("_", 2)
-        if name and path.stem != name:
-            continue
-        found += [(path, int(pid), copy, label) for copy in range(copies)] if name else [(path, int(pid), int(sid), label)]
-    if not found:
-        raise SystemExit(f"error: no benchmark kernel {name} in {KERNELS / f'level{level}'}")
+        found.append((path, int(pid), int(sid), label))
     return found
+
+
+def repeated_kernel(spec: str, copies: int) -> tuple[int, list]:
+    """The level of LEVEL/FILE_STEM and `copies` samples (ids 0..copies-1) of that one kernel."""
+    level, _, stem = spec.partition("/")
+    matches = [k for k in level_kernels(int(level)) if k[0].stem == stem] if level.isdigit() else []
+    if not matches:
+        raise SystemExit(f"error: --repeat-kernel {spec!r} names no kernel; use LEVEL/FILE_STEM, "
+                         f"e.g. 1/1_0_sgemm_tiled")
+    path, pid, _, label = matches[0]
+    return int(level), [(path, pid, copy, label) for copy in range(copies)]
 
 
 def prepare_run(runs_dir: Path, level: int, files: list) -> tuple[str, list, int]:
@@ -51,12 +57,9 @@ def run_pass(spec: str, args, build_dir: Path) -> dict:
     if name == "cold":
         shutil.rmtree(build_dir, ignore_errors=True)
     if name == "repeat":
-        level, _, stem = args.repeat_kernel.partition("/")
-        if not level.isdigit() or not stem:
-            raise SystemExit(f"error: --repeat-kernel {args.repeat_kernel!r} must be LEVEL/FILE_STEM, e.g. 1/1_0_sgemm_tiled")
-        plan = [(int(level), kernel_files(int(level), stem, args.repeat_samples))]
+        plan = [repeated_kernel(args.repeat_kernel, args.repeat_samples)]
     else:
-        plan = [(level, kernel_files(level, "", 1)) for level in (1, 2)]
+        plan = [(level, level_kernels(level)) for level in (1, 2)]
     rows, total_wall = [], 0.0
     for level, files in plan:
         run, entries, num_samples = prepare_run(args.runs_dir, level, files)
@@ -116,6 +119,8 @@ def main() -> None:
         name, _, gpus = spec.partition(":")
         if name not in ("cold", "warm", "repeat") or not gpus.isdigit() or int(gpus) < 1:
             parser.error(f"pass {spec!r} must be cold:N, warm:N or repeat:N with N >= 1 GPUs")
+        if name == "repeat":
+            repeated_kernel(args.repeat_kernel, 1)  # a bad name stops here, before any pass has run
     results = []
     for spec in args.passes:  # print and save after each pass, so a cut-short run keeps what it did
         results.append(run_pass(spec, args, args.build_dir))

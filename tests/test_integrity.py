@@ -49,6 +49,16 @@ def test_a_thread_that_ends_within_the_call_is_still_seen(results):
     assert results["1_7"]["runtime"] == -1.0
 
 
+def test_only_a_correct_sample_has_its_time_withheld():
+    from kernelbench_verified.results import new_record
+
+    judged = {"runtime_stats": {"mean": 1.0, "num_trials": 5}, "integrity": ["harness_patched: time.perf_counter"]}
+    correct = new_record(1, 1, 0, "1_ReLU.py", dict(judged, eval_status="correct"), {})
+    assert correct["runtime"] == -1.0 and correct["metadata"]["runtime_withheld"] == "integrity flags: harness_patched"
+    incorrect = new_record(1, 1, 0, "1_ReLU.py", dict(judged, eval_status="incorrect"), {})
+    assert "runtime_withheld" not in incorrect["metadata"]  # nothing to withhold, no "time withheld" note
+
+
 def test_input_mutation_alone_keeps_the_time(results):
     assert results["1_5"]["runtime"] > 0  # the timed calls read fresh copies of the inputs
 

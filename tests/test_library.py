@@ -130,13 +130,15 @@ def test_a_spare_sandbox_that_died_is_replaced_not_blamed(tmp_path):
     from conftest import KERNELS, tiny_overrides
     from kernelbench_verified.evaluate import _job, case_list, child_environment, settings_from_config
     from kernelbench_verified.judge import Judge
+    from kernelbench_verified.sandbox_launch import start_sandbox
 
     cfg = load_config("eval", tiny_overrides(tmp_path, "spare"))
     settings = settings_from_config(cfg)
     (relu,) = list_problems(1, cfg.problems_dir, (1, 1))
     job = _job(relu, 0, KERNELS / "relu_correct.py", settings, None, case_list(settings, None), tmp_path / "builds",
                "cpu", "eval")
-    judge = Judge(settings, "cpu", child_environment(settings, tmp_path / "builds", ""), spares=1)
+    env = child_environment(settings, tmp_path / "builds", "")
+    judge = Judge(settings, "cpu", env, spares=(start_sandbox(env),))
     try:
         judge._spare[0].process.kill()  # as if killed for memory while it waited
         judge._spare[0].process.wait()

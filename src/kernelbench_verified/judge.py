@@ -99,24 +99,22 @@ class PhaseClock:
 
 
 class Judge:
-    def __init__(self, settings: dict, device: str, child_env: dict, spares: int = 0, started=()):
-        """`spares` sandboxes are kept started ahead of the jobs (see sandbox_launch.SPARE_SANDBOXES);
-        `started` are sandboxes the caller already started, used first."""
+    def __init__(self, settings: dict, device: str, child_env: dict, spares: tuple[Sandbox, ...] = ()):
+        """`spares`: sandboxes the caller started ahead; the judge keeps that many started ahead of
+        its jobs (see sandbox_launch.SPARE_SANDBOXES), or none."""
         self.settings = settings
         self.device = torch.device(device)
         self.child_env = child_env
         set_tf32_mode(settings["tf32_mode"])
         self.references = References(int(settings["reference_cache_gb"] * (1 << 30)))
-        self.spares = spares
-        self._spare: deque[Sandbox] = deque(started)
-        while len(self._spare) < spares:
-            self._spare.append(start_sandbox(child_env))
+        self.num_spares = len(spares)
+        self._spare: deque[Sandbox] = deque(spares)
 
     def evaluate(self, job: dict) -> dict:
         """Evaluate one kernel; returns the per-sample record (see results.new_record)."""
         started = time.monotonic()
         sandbox = self._live_spare() or start_sandbox(self.child_env)
-        while len(self._spare) < self.spares:
+        while len(self._spare) < self.num_spares:
             self._spare.append(start_sandbox(self.child_env))
         record = {"eval_status": None, "cases": []}
         try:
@@ -315,11 +313,10 @@ def _tail(path: Path, limit: int = 3000) -> str:
         return ""
 
 
-def run_judge(worker_id: int, settings: dict, device: str, child_env: dict, jobs, results, spares: int,
-              started: list) -> None:
+def run_judge(worker_id: int, settings: dict, device: str, child_env: dict, jobs, results, spares: tuple) -> None:
     """The judge process's loop (entered from sandbox_launch.judge_worker): take jobs until a None
     arrives; report ("fingerprint", ...), ("start", ...) and ("done", ...)."""
-    judge = Judge(settings, device, child_env, spares, started)
+    judge = Judge(settings, device, child_env, spares)
     from .baseline import fingerprint_for  # the same fingerprint the baseline files carry
 
     results.put(("fingerprint", worker_id,

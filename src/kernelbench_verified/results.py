@@ -66,7 +66,7 @@ def new_record(level: int, pid: int, sid: int, problem_file: str, judged: dict, 
     memory = judged.get("memory_stats") or {}
     metadata = {k: v for k, v in judged.items() if k not in ("runtime_stats", "memory_stats", "eval_status")}
     metadata.update(context)
-    untrusted = untrusted_timing(judged.get("integrity"))
+    untrusted = untrusted_timing(judged.get("integrity")) if status == "correct" else []
     if untrusted and stats:
         metadata["untrusted_runtime_stats"], stats = stats, {}
         metadata["runtime_withheld"] = "integrity flags: " + ", ".join(untrusted)
