@@ -20,8 +20,8 @@ def needs_gpu():
 def test_gpu_verdicts_through_cuda_ipc(tmp_path):
     run_dir = make_run(tmp_path, "gpu", {(1, 0): "relu_correct", (1, 1): "relu_identity_shortcut",
                                          (1, 2): "relu_patch_tensor_ops", (4, 0): "cross_entropy_correct",
-                                         (3, 0): "linear_gelu_correct"})
-    cfg = load_config("eval", tiny_overrides(tmp_path, "gpu", num_samples=3, use_hidden_tests=True, device="cuda"))
+                                         (3, 0): "linear_gelu_correct", (1, 3): "relu_compiled_graphs"})
+    cfg = load_config("eval", tiny_overrides(tmp_path, "gpu", num_samples=4, use_hidden_tests=True, device="cuda"))
     evaluate_run(cfg)
     results = json.loads((run_dir / "eval_results_hidden.json").read_text())
     assert results["1_0"]["eval_status"] == "correct", results["1_0"]["metadata"]
@@ -32,6 +32,7 @@ def test_gpu_verdicts_through_cuda_ipc(tmp_path):
     assert results["1_2"]["eval_status"] == "incorrect"
     assert results["4_0"]["eval_status"] == "correct", results["4_0"]["metadata"]
     assert results["3_0"]["eval_status"] == "correct", results["3_0"]["metadata"]
+    assert results["1_3"]["eval_status"] == "correct", results["1_3"]["metadata"]  # outputs from a graph pool
     assert "H200" in results["1_0"]["metadata"]["hardware"] or results["1_0"]["metadata"]["hardware"]
     stats = results["1_0"]["runtime_stats"]
     assert stats["persisting_l2_resets"] == stats["num_trials"]

@@ -1,7 +1,8 @@
 """Handing output tensors from the kernel's process to the judge without pickling.
 
 On CUDA the kernel's process exports a CUDA IPC handle of its output's storage and the judge maps
-that memory (no copy: a 6.4 GB output is compared in place). On the CPU the output is written as raw
+that memory (no copy: a 6.4 GB output is compared in place; only memory that CUDA IPC cannot share,
+such as a CUDA-graph pool, is copied first). On the CPU the output is written as raw
 bytes to a file in the job's private directory. Either way the judge rebuilds a plain tensor from
 dtype, shape and memory, so a tensor subclass or patched method in the kernel's process cannot alter
 what is compared.
@@ -32,8 +33,14 @@ def export_tensor(tensor: torch.Tensor, workdir: Path, tag: str) -> dict:
     tensor = tensor.detach().contiguous()
     desc = {"dtype": str(tensor.dtype).removeprefix("torch."), "shape": list(tensor.shape)}
     if tensor.is_cuda:
-        storage = tensor.untyped_storage()
-        desc["cuda_ipc"] = [_b64(v) for v in storage._share_cuda_()]
+        try:
+            handle = tensor.untyped_storage()._share_cuda_()
+        except RuntimeError:
+            # Memory from a private pool (the CUDA graphs of torch.compile's cudagraph modes) cannot be
+            # IPC-shared ("invalid device pointer"); a copy in ordinary memory can, with the same values.
+            tensor = tensor.clone()
+            handle = tensor.untyped_storage()._share_cuda_()
+        desc["cuda_ipc"] = [_b64(v) for v in handle]
         desc["offset_bytes"] = tensor.storage_offset() * tensor.element_size()
     else:
         path = workdir / f"{tag}.bin"
