@@ -1,8 +1,8 @@
 """Handing output tensors from the kernel's process to the judge without pickling.
 
 On CUDA the kernel's process exports a CUDA IPC handle of its output's storage and the judge maps
-that memory (no copy: a 6.4 GB output is compared in place; only memory that CUDA IPC cannot share,
-such as a CUDA-graph pool, is copied first). On the CPU the output is written as raw
+that memory (no copy: a 6.4 GB output is compared in place; only an output that CUDA IPC cannot share,
+such as one of torch.compile's CUDA graphs, is copied first). On the CPU the output is written as raw
 bytes to a file in the job's private directory. Either way the judge rebuilds a plain tensor from
 dtype, shape and memory, so a tensor subclass or patched method in the kernel's process cannot alter
 what is compared.
@@ -36,8 +36,8 @@ def export_tensor(tensor: torch.Tensor, workdir: Path, tag: str) -> dict:
         try:
             handle = tensor.untyped_storage()._share_cuda_()
         except RuntimeError:
-            # Memory from a private pool (the CUDA graphs of torch.compile's cudagraph modes) cannot be
-            # IPC-shared ("invalid device pointer"); a copy in ordinary memory can, with the same values.
+            # The CUDA-graph outputs of torch.compile's cudagraph modes could not be IPC-shared on the
+            # H200 ("invalid device pointer"); a copy in ordinary memory can, with the same values.
             tensor = tensor.clone()
             handle = tensor.untyped_storage()._share_cuda_()
         desc["cuda_ipc"] = [_b64(v) for v in handle]

@@ -1,5 +1,5 @@
-# ReLU through torch.compile's CUDA-graph mode: on a GPU its outputs live in the graphs' private
-# memory pool, which cannot be handed to the judge by CUDA IPC as is (the harness copies them).
+# ReLU through torch.compile's CUDA-graph mode: on a GPU its outputs come from the graphs, which CUDA
+# IPC could not hand to the judge as they are (the harness hands over a copy).
 import torch
 import torch.nn as nn
 
