@@ -19,7 +19,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from kernelbench_verified.baseline_files import load_baseline
+from kernelbench_verified.measure.baseline_files import load_baseline
 from kernelbench_verified.errors import UserError
 
 TF32 = "baseline_time_torch_tf32"

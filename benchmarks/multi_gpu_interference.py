@@ -21,8 +21,8 @@ def measure(gpu: int, gib: float, trials: int, barrier, results) -> None:
     os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu)
     import torch
 
-    from kernelbench_verified.judge import pci_address
-    from kernelbench_verified.timing import time_function
+    from kernelbench_verified.evaluate.judge import pci_address
+    from kernelbench_verified.measure.timing import time_function
 
     device = torch.device("cuda:0")
     bus = pci_address(device)

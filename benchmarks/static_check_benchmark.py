@@ -10,7 +10,7 @@ import statistics
 import time
 from pathlib import Path
 
-from kernelbench_verified.static_check import check_source
+from kernelbench_verified.static.check import check_source
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_FOLDERS = [ROOT / "tests" / "fixtures" / "exploits", ROOT / "tests" / "fixtures" / "clean",

@@ -3,7 +3,7 @@
     python scripts/benchmark_eval_analysis.py run_name=test level=1 hardware=H200 \\
       baseline=baseline_time_torch_tf32 [use_hidden_eval=True]
 
-Keys and defaults: configs/analysis.yaml. Metric definitions: README, "Leaderboard".
+Keys and defaults: configs/analysis.yaml. Metric definitions: docs/leaderboard.md.
 """
 
 from kernelbench_verified.config import run_script

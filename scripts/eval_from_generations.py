@@ -11,6 +11,6 @@ from kernelbench_verified.config import run_script
 if __name__ == "__main__":
     # Imported here, not above: judge processes re-import this file and must not import torch
     # before they have started their first sandboxes.
-    from kernelbench_verified.evaluate import evaluate_run
+    from kernelbench_verified.evaluate.run import evaluate_run
 
     run_script("eval", evaluate_run)

@@ -6,7 +6,7 @@ Keys and defaults: configs/baseline.yaml. Results: results/timing/{HW}/{mode}.js
 environment fingerprint; a re-run resumes.
 """
 
-from kernelbench_verified.baseline_run import generate_baselines
+from kernelbench_verified.baseline.run import generate_baselines
 from kernelbench_verified.config import run_script
 
 if __name__ == "__main__":

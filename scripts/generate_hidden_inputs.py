@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from kernelbench_verified.errors import UserError
-from kernelbench_verified.hidden_tests import generate_hidden_tests
+from kernelbench_verified.problems.hidden_generate import generate_hidden_tests
 
 
 def main() -> int:

@@ -4,7 +4,7 @@
       --baseline baseline_time_torch_tf32 --out leaderboard.html
 
 Runs are folders named {model}_level{L}_test (fp32) and {model}_level{L}_bf16_test; baselines are
-{timing_dir}/{hardware}/{baseline}.json. Metrics and page: README, "Leaderboard".
+{timing_dir}/{hardware}/{baseline}.json. Metrics and page: docs/leaderboard.md.
 """
 
 import argparse

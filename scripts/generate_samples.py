@@ -8,7 +8,7 @@ generation_log.jsonl and generate_config.yaml.
 """
 
 from kernelbench_verified.config import run_script
-from kernelbench_verified.generation import generate_run
+from kernelbench_verified.generate.run import generate_run
 
 if __name__ == "__main__":
     run_script("generate", generate_run)

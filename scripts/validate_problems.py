@@ -11,7 +11,7 @@ import argparse
 import sys
 
 from kernelbench_verified.errors import UserError
-from kernelbench_verified.validation_run import validate_levels
+from kernelbench_verified.problems.validation_run import validate_levels
 
 
 def main() -> int:

@@ -9,9 +9,9 @@ import sys
 import pytest
 
 from conftest import ROOT, TINY
-from kernelbench_verified.baseline import DEFAULT_MODES
-from kernelbench_verified.baseline_files import load_baseline
-from kernelbench_verified.fingerprints import compare_fingerprints
+from kernelbench_verified.baseline.timing import DEFAULT_MODES
+from kernelbench_verified.measure.baseline_files import load_baseline
+from kernelbench_verified.measure.fingerprints import compare_fingerprints
 from kernelbench_verified.errors import UserError
 
 SCRIPT = ROOT / "scripts" / "generate_baseline_time.py"

@@ -99,10 +99,10 @@ def test_huggingface_source_without_datasets_or_network_is_one_clear_line(tmp_pa
 
 def test_judge_processes_start_sandboxes_before_importing_torch():
     """A judge process re-imports the eval script (multiprocessing's spawn) and then runs
-    sandbox_launch.judge_worker: neither may import torch, or the first kernel of every run waits
+    evaluate.worker.judge_worker: neither may import torch, or the first kernel of every run waits
     for two torch imports in a row instead of overlapping them."""
     code = ("import runpy, sys; runpy.run_path(sys.argv[1], run_name='__mp_main__'); "
-            "import kernelbench_verified.sandbox_launch; print('torch' in sys.modules)")
+            "import kernelbench_verified.evaluate.worker; print('torch' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code, str(SCRIPT)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "False"

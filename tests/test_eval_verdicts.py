@@ -5,7 +5,7 @@ import json
 import pytest
 
 from conftest import load_config, make_run, tiny_overrides
-from kernelbench_verified.evaluate import evaluate_run
+from kernelbench_verified.evaluate.run import evaluate_run
 
 BATCH = {
     (1, 0): "relu_correct",

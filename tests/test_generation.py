@@ -14,8 +14,8 @@ import yaml
 from conftest import KERNELS, ROOT, TINY
 from kernelbench_verified.config import load_config
 from kernelbench_verified.errors import UserError
-from kernelbench_verified.extraction import extract_kernel
-from kernelbench_verified.generation import QueryPacer, generate_run
+from kernelbench_verified.generate.extraction import extract_kernel
+from kernelbench_verified.generate.run import QueryPacer, generate_run
 
 RESPONSES = TINY / "responses"
 SCRIPT = ROOT / "scripts" / "generate_samples.py"

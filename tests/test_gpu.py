@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from conftest import load_config, make_run, tiny_overrides
-from kernelbench_verified.evaluate import evaluate_run
+from kernelbench_verified.evaluate.run import evaluate_run
 
 pytestmark = pytest.mark.gpu
 
@@ -41,7 +41,7 @@ def test_gpu_verdicts_through_cuda_ipc(tmp_path):
 def test_persisting_l2_reset_gives_back_the_carve_out():
     import ctypes
 
-    from kernelbench_verified.timing import CU_LIMIT_PERSISTING_L2_CACHE_SIZE, reset_persisting_l2
+    from kernelbench_verified.measure.timing import CU_LIMIT_PERSISTING_L2_CACHE_SIZE, reset_persisting_l2
 
     torch.zeros(1, device="cuda")  # make the primary context current on this thread
     driver = ctypes.CDLL("libcuda.so.1")

@@ -6,8 +6,8 @@ import json
 import pytest
 
 from conftest import load_config, make_run, tiny_overrides
-from kernelbench_verified.evaluate import evaluate_run
-from kernelbench_verified.judge import timing_flags
+from kernelbench_verified.evaluate.run import evaluate_run
+from kernelbench_verified.evaluate.judge import timing_flags
 
 BATCH = {(1, 0): "relu_correct", (1, 1): "relu_patches_timer", (1, 2): "relu_in_place",
          (1, 3): "relu_background_thread", (1, 4): "relu_tensor_subclass", (1, 5): "relu_zeroes_input",

@@ -233,7 +233,7 @@ def test_samples_faster_than_the_memory_roofline_are_listed_for_review():
     import numpy as np
 
     from kernelbench_verified.leaderboard.scoring import _warn_below_floor
-    from kernelbench_verified.roofline import floor_ms
+    from kernelbench_verified.leaderboard.roofline import floor_ms
 
     relu = floor_ms(1, 19, "H200")  # 4096 x 393216 fp32 in and out: 12.9 GB at 4.8 TB/s
     assert relu == pytest.approx(2 * 4096 * 393216 * 4 / 4.8e12 * 1e3)

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from conftest import ROOT
-from kernelbench_verified.inputs import build_model
-from kernelbench_verified.problems import load_module
+from kernelbench_verified.problems.inputs import build_model
+from kernelbench_verified.problems.load import load_module
 
 CATALOG = [json.loads(line) for line in (ROOT / "KernelBench" / "catalog.jsonl").read_text().splitlines()]
 LEVEL4 = [e for e in CATALOG if e["level"] == 4]
@@ -71,8 +71,8 @@ def test_model_builds_offline_and_maps_ids_to_logits(entry, offline):
 
 
 def test_level4_files_match_the_catalog_and_hidden_files_say_inputs_are_integer():
-    from kernelbench_verified.hidden_tests import INTEGER_ONLY_NOTE, hidden_path
-    from kernelbench_verified.problems import list_problems
+    from kernelbench_verified.problems.hidden_tests import INTEGER_ONLY_NOTE, hidden_path
+    from kernelbench_verified.problems.load import list_problems
 
     assert {p.filename for p in list_problems(4)} == {e["filename"] for e in LEVEL4}
     for entry in LEVEL4:

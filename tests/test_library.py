@@ -7,13 +7,13 @@ import pytest
 import torch
 
 from conftest import TINY
-from kernelbench_verified.build import arch_list, build_key, trim_compiler_output
+from kernelbench_verified.evaluate.build import arch_list, build_key, trim_compiler_output
 from kernelbench_verified.config import child_visible_devices, load_config, perf_trials, trials_by_level
-from kernelbench_verified.correctness import compare_outputs
+from kernelbench_verified.measure.correctness import compare_outputs
 from kernelbench_verified.errors import UserError
-from kernelbench_verified.hidden_tests import generate_hidden_tests
-from kernelbench_verified.inputs import case_inputs, correctness_cases, scale_inputs
-from kernelbench_verified.problems import list_problems, load_module
+from kernelbench_verified.problems.hidden_generate import generate_hidden_tests
+from kernelbench_verified.problems.inputs import case_inputs, correctness_cases, scale_inputs
+from kernelbench_verified.problems.load import list_problems, load_module
 from kernelbench_verified.results import write_json_atomic
 
 
@@ -128,9 +128,9 @@ def test_per_level_trial_counts():
 
 def test_a_spare_sandbox_that_died_is_replaced_not_blamed(tmp_path):
     from conftest import KERNELS, tiny_overrides
-    from kernelbench_verified.evaluate import _job, case_list, child_environment, settings_from_config
-    from kernelbench_verified.judge import Judge
-    from kernelbench_verified.sandbox_launch import start_sandbox
+    from kernelbench_verified.evaluate.run import _job, case_list, child_environment, settings_from_config
+    from kernelbench_verified.evaluate.judge import Judge
+    from kernelbench_verified.evaluate.launch import start_sandbox
 
     cfg = load_config("eval", tiny_overrides(tmp_path, "spare"))
     settings = settings_from_config(cfg)

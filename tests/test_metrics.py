@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from kernelbench_verified.metrics import (best_of_n, bootstrap_intervals, geomean, per_sample, pool,
+from kernelbench_verified.leaderboard.metrics import (best_of_n, bootstrap_intervals, geomean, per_sample, pool,
                                           sample_table, summarize)
 
 nan = float("nan")

@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from conftest import ROOT
-from kernelbench_verified.hidden_tests import hidden_path, hidden_seed
-from kernelbench_verified.inputs import HIDDEN_DISTRIBUTIONS, build_model
-from kernelbench_verified.problems import INPUT_BLIND, list_problems, load_module, stripped_source
+from kernelbench_verified.problems.hidden_tests import hidden_path, hidden_seed
+from kernelbench_verified.problems.inputs import HIDDEN_DISTRIBUTIONS, build_model
+from kernelbench_verified.problems.load import INPUT_BLIND, list_problems, load_module, stripped_source
 
 CATALOG = [json.loads(line) for line in (ROOT / "KernelBench" / "catalog.jsonl").read_text().splitlines()]
 LEVELS = (1, 2, 3)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, TINY
-from kernelbench_verified.problems import get_problem
-from kernelbench_verified.prompts import PromptOptions, build_prompt
+from kernelbench_verified.problems.load import get_problem
+from kernelbench_verified.generate.prompts import PromptOptions, build_prompt
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 

@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT, TINY
 from kernelbench_verified.config import load_config
 from kernelbench_verified.errors import UserError
-from kernelbench_verified.generation import generate_run
+from kernelbench_verified.generate.run import generate_run
 from loopback_llm import LoopbackLLM
 
 # (server_type, api, path the request must reach, model)

@@ -7,9 +7,9 @@ import pytest
 
 from conftest import KERNELS, ROOT, load_benchmark
 from kernelbench_verified.errors import UserError
-from kernelbench_verified.static_check import Finding, check_file, check_source, rule_table
-from kernelbench_verified.static_policy import REJECTED_STATUS, apply_policy, rejecting_codes
-from kernelbench_verified.static_rules import RULES
+from kernelbench_verified.static.check import Finding, check_file, check_source, rule_table
+from kernelbench_verified.static.policy import REJECTED_STATUS, apply_policy, rejecting_codes
+from kernelbench_verified.static.rules import RULES
 
 FIXTURES = ROOT / "tests" / "fixtures"
 EXPLOITS = sorted((FIXTURES / "exploits").glob("*.py"))
@@ -247,8 +247,8 @@ def test_unknown_policy_is_a_user_error():
         apply_policy(RECORD, [], "strict")
 
 
-def test_readme_documents_every_code():
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Static checks", 1)[1]
+def test_docs_document_every_code():
+    page = (ROOT / "docs" / "static-checks.md").read_text()
+    section = page.split("## Codes", 1)[1]
     for code, severity, _ in rule_table():
         assert f"| `{code}` | {severity} |" in section, code

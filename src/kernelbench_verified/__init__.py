@@ -1,8 +1,7 @@
-"""KernelBench-Verified: honest evaluation of LLM-written GPU kernels."""
+"""KernelBench-Verified: honest evaluation of LLM-written GPU kernels.
 
-from pathlib import Path
+Subpackages, from the stages down to the layers they share (imports only point down):
+generate -> evaluate -> problems, measure, static; baseline and leaderboard beside evaluate.
+"""
 
 __version__ = "0.1.0"
-
-# The repository root when the package is used from a checkout (pip install -e .).
-REPO_ROOT = Path(__file__).resolve().parents[2]

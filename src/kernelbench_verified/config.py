@@ -12,10 +12,10 @@ from typing import Any, Callable
 
 from omegaconf import DictConfig, OmegaConf
 
-from . import REPO_ROOT
+from .paths import CHECKOUT_ROOT
 from .errors import UserError
 
-CONFIG_DIR = REPO_ROOT / "configs"
+CONFIG_DIR = CHECKOUT_ROOT / "configs"
 
 
 def load_config(name: str, overrides: list[str]) -> DictConfig:

@@ -10,8 +10,8 @@ from omegaconf import DictConfig
 
 from ..config import require_int
 from ..errors import UserError
-from ..metrics import FAST_P_THRESHOLDS, bootstrap_intervals, per_sample, summarize
-from ..problems import LEVELS
+from .metrics import FAST_P_THRESHOLDS, bootstrap_intervals, per_sample, summarize
+from ..problems.load import LEVELS
 from .discovery import (DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, Run, load_baseline, load_degenerate,
                         load_run_results)
 from .scoring import Setting, score_run

@@ -12,16 +12,16 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import REPO_ROOT
-from ..baseline_files import load_baseline as read_baseline_file
+from ..paths import CHECKOUT_ROOT
+from ..measure.baseline_files import load_baseline as read_baseline_file
 from ..errors import UserError
 from ..results import read_json
 
 # The evaluator's file names (kept here so the leaderboard does not import torch through evaluate.py).
 STANDARD_RESULTS = "eval_results.json"
 HIDDEN_RESULTS = "eval_results_hidden.json"
-DEFAULT_TIMING_DIR = REPO_ROOT / "results" / "timing"
-DEFAULT_DEGENERATE_FILE = REPO_ROOT / "results" / "degenerate_problems.json"
+DEFAULT_TIMING_DIR = CHECKOUT_ROOT / "results" / "timing"
+DEFAULT_DEGENERATE_FILE = CHECKOUT_ROOT / "results" / "degenerate_problems.json"
 
 RUN_NAME = re.compile(r"^(?P<model>.+)_level(?P<level>\d+)(?P<bf16>_bf16)?_test$")
 RECORD_KEY = re.compile(r"^(\d+)_(\d+)$")

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from tqdm import tqdm
 
 from ..errors import UserError
-from ..fingerprints import compare_fingerprints
+from ..measure.fingerprints import compare_fingerprints
 from ..results import read_json
-from ..metrics import ProblemOutcomes, best_of_n, bootstrap_intervals, per_sample, pool, summarize
+from .metrics import ProblemOutcomes, best_of_n, bootstrap_intervals, per_sample, pool, summarize
 from .discovery import (Baseline, DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, RunResults, baseline_path,
                         find_runs, load_baseline, load_degenerate, load_run_results)
 from .scoring import ScoredRun, Setting, score_run

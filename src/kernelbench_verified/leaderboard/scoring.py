@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..metrics import SampleTable
-from ..roofline import floor_ms
+from .metrics import SampleTable
+from .roofline import floor_ms
 from .discovery import Baseline, RunResults
 
 SHOWN_NAMES = 20   # sample keys a warning lists before "and N more"

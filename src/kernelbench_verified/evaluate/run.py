@@ -1,0 +1,323 @@
+"""Evaluating a run folder of kernels: plan, precompile, dispatch to judges, record.
+
+This is what scripts/eval_from_generations.py calls. One judge process per device pulls jobs from a
+single queue, so a slow kernel never holds the others up; every finished record is written atomically
+at once, and a re-run skips samples that already have one.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import queue
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from omegaconf import DictConfig
+from tqdm import tqdm
+
+from .build import arch_list, build_dir, build_key
+from ..config import (child_visible_devices, parse_subset, perf_trials, require_choice, require_int, resolve_devices,
+                     trials_by_level)
+from ..measure.correctness import DEFAULT_TOLERANCE
+from ..errors import UserError
+from ..problems.hidden_tests import DEFAULT_HIDDEN_DIR, hidden_path
+from ..problems.inputs import PRECISIONS, correctness_cases
+from .judge import Judge
+from ..problems.load import Problem, list_problems, load_module
+from ..results import ResultStore, new_record, read_json, write_json_atomic
+from .worker import judge_worker
+from ..static.check import check_source
+from ..static.policy import apply_policy, rejecting_codes, require_policy
+from ..measure.timing import TF32_MODES
+
+
+FINGERPRINT_FILE = "eval_fingerprint.json"
+
+
+def kernel_path(run_dir: Path, level: int, pid: int, sid: int) -> Path:
+    return run_dir / f"level_{level}_problem_{pid}_sample_{sid}_kernel.py"
+
+
+def result_filename(use_hidden_tests: bool) -> str:
+    return "eval_results_hidden.json" if use_hidden_tests else "eval_results.json"
+
+
+def settings_from_config(cfg: DictConfig) -> dict:
+    """Check every eval key and return the plain settings the judges and sandboxes use."""
+    precision = require_choice(cfg, "precision", tuple(PRECISIONS))
+    require_choice(cfg, "eval_mode", ("local",))
+    require_choice(cfg, "dataset_src", ("local", "huggingface"))
+    require_choice(cfg, "device", ("auto", "cuda", "cpu"))
+    require_choice(cfg, "tf32_mode", TF32_MODES)
+    for key, minimum in (("level", 1), ("num_samples", 1), ("num_gpu_devices", 1), ("num_cpu_workers", 1),
+                         ("num_correct_trials", 1), ("num_perf_trials", 1), ("num_warmup", 0), ("seed", 0)):
+        require_int(cfg, key, minimum)
+    for key in ("timeout", "compile_timeout"):
+        if isinstance(cfg[key], bool) or not isinstance(cfg[key], (int, float)) or cfg[key] <= 0:
+            raise UserError(f"{key}={cfg[key]!r} must be a positive number of seconds")
+    tolerance = DEFAULT_TOLERANCE[precision]
+    return {
+        "precision": precision,
+        "tf32_mode": cfg.tf32_mode,
+        "atol": float(cfg.atol if cfg.atol is not None else tolerance),
+        "rtol": float(cfg.rtol if cfg.rtol is not None else tolerance),
+        "timeout": float(cfg.timeout),
+        "compile_timeout": float(cfg.compile_timeout),
+        "seed": cfg.seed,
+        "num_correct_trials": cfg.num_correct_trials,
+        "num_perf_trials": cfg.num_perf_trials,
+        "num_perf_trials_by_level": trials_by_level(cfg),
+        "num_warmup": cfg.num_warmup,
+        "measure_performance": bool(cfg.measure_performance),
+        "flush_l2": bool(cfg.flush_l2),
+        "reference_cache_gb": float(cfg.reference_cache_gb),
+        "arch_list": arch_list(cfg.gpu_arch),
+        "static_check": require_policy(cfg.static_check),
+    }
+
+
+def problems_for(cfg: DictConfig) -> list[Problem]:
+    if cfg.dataset_src == "huggingface":
+        from ..problems.hf_dataset import materialize_level
+
+        return list_problems(cfg.level, materialize_level(cfg.dataset_name, cfg.level), parse_subset(cfg.subset))
+    return list_problems(cfg.level, cfg.problems_dir, parse_subset(cfg.subset))
+
+
+def _job(problem: Problem, sid: int, path: Path, settings: dict, hidden: Path | None, cases: list,
+         build_root: Path, device: str, mode: str) -> dict:
+    source = path.read_text(errors="replace")
+    key = build_key(source, settings["arch_list"], f"precision={settings['precision']}")
+    return dict(settings, key=f"{problem.pid}_{sid}", mode=mode, device=device,
+                num_perf_trials=perf_trials(settings, problem.level),
+                problem_path=str(problem.path), hidden_path=str(hidden) if hidden else None,
+                kernel_path=str(path.resolve()), build_key=key, build_dir=str(build_dir(build_root, key)),
+                cases=cases)
+
+
+def case_list(settings: dict, hidden: Path | None) -> list[dict]:
+    module = load_module(hidden) if hidden else None
+    return [c.to_dict() for c in correctness_cases(settings["num_correct_trials"], settings["seed"], module)]
+
+
+def child_environment(settings: dict, build_root: Path, visible_devices: str) -> dict:
+    env = dict(os.environ)
+    env["TORCH_CUDA_ARCH_LIST"] = settings["arch_list"]
+    env["TORCH_EXTENSIONS_DIR"] = str(build_root)
+    env["TRITON_CACHE_DIR"] = str(build_root / "triton")
+    env["CUDA_VISIBLE_DEVICES"] = visible_devices
+    return env
+
+
+class Recorder:
+    """Turns a judge's raw record into the stored one: run context, static-check policy, atomic write."""
+
+    def __init__(self, store: ResultStore, context: dict, policy: str):
+        self.store, self.context, self.policy = store, context, policy
+        self.findings: dict[str, list] = {}
+
+    def save_fingerprint(self, device: str, fingerprint: dict) -> None:
+        """Where and how this run's kernels were timed, beside the results (eval_fingerprint.json)."""
+        path = self.store.path.parent / FINGERPRINT_FILE
+        current = read_json(path, "fingerprint file") if path.is_file() else {}
+        current[device] = fingerprint
+        write_json_atomic(path, current)
+
+    def save(self, problem: Problem, sid: int, judged: dict, **context) -> dict:
+        key = f"{problem.pid}_{sid}"
+        record = new_record(problem.level, problem.pid, sid, problem.filename, judged, {**self.context, **context})
+        if key in self.findings:
+            record = apply_policy(record, self.findings[key], self.policy)
+        self.store.put(key, record)
+        return record
+
+
+class Progress:
+    """tqdm bar with correct / failed counts."""
+
+    def __init__(self, total: int, verbose: bool):
+        self.bar = tqdm(total=total, desc="eval", unit="kernel", dynamic_ncols=True)
+        self.counts = {"correct": 0, "failed": 0}
+        self.verbose = verbose
+
+    def update(self, key: str, record: dict) -> None:
+        self.counts["correct" if record["correctness"] else "failed"] += 1
+        self.bar.set_postfix(self.counts)
+        self.bar.update(1)
+        if self.verbose:
+            detail = record["metadata"].get("failed_case") or record["metadata"].get("error", "")
+            self.bar.write(f"{key}: {record['eval_status']} {str(detail)[:120]}")
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def evaluate_run(cfg: DictConfig) -> int:
+    settings = settings_from_config(cfg)
+    run_dir = Path(cfg.runs_dir) / str(cfg.run_name)
+    if not run_dir.is_dir():
+        raise UserError(f"run folder {run_dir} not found (check run_name= and runs_dir=)")
+    problems = problems_for(cfg)
+    hidden_dir = (Path(cfg.hidden_tests_dir) if cfg.hidden_tests_dir else DEFAULT_HIDDEN_DIR).resolve()
+    hidden = {p.pid: hidden_path(cfg.level, p.pid, hidden_dir) if cfg.use_hidden_tests else None for p in problems}
+    missing_hidden = [pid for pid, path in hidden.items() if path is not None and not path.is_file()]
+    if missing_hidden:
+        raise UserError(f"no hidden tests for level {cfg.level} problem(s) {missing_hidden[:10]} in {hidden_dir} "
+                        f"(run scripts/generate_hidden_inputs.py --level {cfg.level})")
+    devices = resolve_devices(cfg.device, cfg.num_gpu_devices)
+    store = ResultStore(run_dir / result_filename(cfg.use_hidden_tests))
+    build_root = Path(cfg.kernel_eval_build_dir).resolve()
+    context = {"device": devices[0], "precision": settings["precision"],
+               "tf32_mode": settings["tf32_mode"], "atol": settings["atol"], "rtol": settings["rtol"],
+               "use_hidden_tests": bool(cfg.use_hidden_tests), "seed": settings["seed"]}
+    recorder = Recorder(store, context, settings["static_check"])
+
+    jobs, skipped = [], 0
+    for problem in problems:
+        cases = None
+        for sid in range(cfg.num_samples):
+            key = f"{problem.pid}_{sid}"
+            path = kernel_path(run_dir, cfg.level, problem.pid, sid)
+            if store.has(key):
+                skipped += 1
+            elif not path.is_file():
+                recorder.save(problem, sid, {"eval_status": "missing_kernel", "error": f"{path.name} not found"})
+            elif not _screen(recorder, problem, sid, path, settings):
+                cases = cases or case_list(settings, hidden[problem.pid])
+                jobs.append((problem, sid, _job(problem, sid, path, settings, hidden[problem.pid], cases,
+                                                build_root, devices[0], "eval")))
+    print(f"{len(jobs)} kernel(s) to evaluate, {skipped} already done, on {devices[0]} x{len(devices)}; "
+          f"results -> {store.path}")
+    if cfg.build_cache and jobs:
+        jobs = precompile(jobs, settings, build_root, cfg.num_cpu_workers, recorder)
+    if jobs:
+        dispatch(jobs, settings, devices, build_root, recorder, cfg.verbose)
+    if cfg.baseline_file:
+        warn_if_incomparable(run_dir / FINGERPRINT_FILE, Path(cfg.baseline_file))
+    return summarize(store, problems, cfg.num_samples)
+
+
+def warn_if_incomparable(kernels_file: Path, baseline_file: Path) -> None:
+    """Loud warnings when the kernels and the baseline were timed on different GPUs, software or
+    settings (TF32 flags differ on purpose between baselines, so they are not compared)."""
+    from ..measure.fingerprints import compare_fingerprints
+
+    baseline = read_json(baseline_file, "baseline file").get("fingerprint")
+    kernels = read_json(kernels_file, "fingerprint file") if kernels_file.is_file() else {None: None}
+    for device, fingerprint in kernels.items():
+        for problem in compare_fingerprints(fingerprint, baseline, ignore=("precision_flags",)):
+            print(f"WARNING: kernels ({device}) and baseline {baseline_file.name} are not comparable: {problem}",
+                  file=sys.stderr)
+
+
+def _screen(recorder: Recorder, problem: Problem, sid: int, path: Path, settings: dict) -> bool:
+    """Static checks of the kernel file; True when the policy rejects it without running it."""
+    if settings["static_check"] == "off":
+        return False
+    findings = check_source(path.read_text(errors="replace"), settings["precision"])
+    recorder.findings[f"{problem.pid}_{sid}"] = findings
+    if not rejecting_codes(findings, settings["static_check"]):
+        return False
+    recorder.save(problem, sid, {"eval_status": "not_run", "error": "rejected by the static checks, not run"})
+    return True
+
+
+def precompile(jobs: list, settings: dict, build_root: Path, workers: int, recorder: Recorder) -> list:
+    """Build every pending kernel on CPU processes; compile errors are final and recorded here."""
+    env = child_environment(settings, build_root, visible_devices="")
+    judge = Judge(settings, "cpu", env)
+    remaining = []
+    bar = tqdm(total=len(jobs), desc="build", unit="kernel", dynamic_ncols=True)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [(p, sid, job, pool.submit(_build_once, judge, job)) for p, sid, job in jobs]
+        for problem, sid, job, future in futures:
+            built = future.result()
+            bar.update(1)
+            if built.get("eval_status") == "compile_error":
+                recorder.save(problem, sid, built)
+            else:
+                remaining.append((problem, sid, job))
+    bar.close()
+    return remaining
+
+
+def _build_once(judge: Judge, job: dict) -> dict:
+    """Precompile one kernel unless its build directory already holds the (deterministic) outcome:
+    the key covers source, toolchain, architectures and flags, so a re-run compiles nothing."""
+    marker = Path(job["build_dir"]) / "build_result.json"
+    if marker.is_file():
+        return read_json(marker, "build marker")
+    built = judge.evaluate(dict(job, mode="compile", device="cpu", timeout=job["compile_timeout"]))
+    if built.get("compiled") or built.get("eval_status") == "compile_error":
+        outcome = {k: built[k] for k in ("compiled", "eval_status", "error", "compiler_output") if k in built}
+        write_json_atomic(marker, outcome)
+    return built
+
+
+def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, recorder: Recorder,
+             verbose: bool) -> None:
+    ctx = mp.get_context("spawn")
+    job_queue, result_queue = ctx.Queue(), ctx.Queue()
+    by_key = {job["key"]: (problem, sid, job) for problem, sid, job in jobs}
+    for _, _, job in jobs:
+        job_queue.put(job)
+    workers = []
+    for worker_id, device in enumerate(devices):
+        env = child_environment(settings, build_root, child_visible_devices(device))
+        local_device = "cpu" if device == "cpu" else "cuda:0"
+        job_queue.put(None)  # one stop signal per judge
+        process = ctx.Process(target=judge_worker, args=(worker_id, settings, local_device, env, job_queue,
+                                                         result_queue), daemon=True)
+        process.start()
+        workers.append(process)
+    progress = Progress(len(jobs), verbose)
+    in_flight: dict[int, str] = {}
+    try:
+        while by_key:
+            try:
+                message = result_queue.get(timeout=5)
+            except queue.Empty:
+                _check_workers(workers, in_flight, by_key, recorder, progress)
+                if not any(w.is_alive() for w in workers) and by_key:
+                    raise UserError("every judge process died; see the records marked harness_error")
+                continue
+            if message[0] == "start":
+                in_flight[message[1]] = message[2]
+                continue
+            if message[0] == "fingerprint":
+                recorder.save_fingerprint(devices[message[1]], message[2])
+                continue
+            _, worker_id, key, judged = message
+            in_flight.pop(worker_id, None)
+            problem, sid, job = by_key.pop(key)
+            judged.setdefault("build_dir", job["build_dir"])
+            record = recorder.save(problem, sid, judged, device=devices[worker_id])
+            progress.update(key, record)
+    finally:
+        progress.close()
+        for process in workers:
+            process.terminate() if process.is_alive() else None
+            process.join(timeout=10)
+
+
+def _check_workers(workers, in_flight, by_key, recorder, progress) -> None:
+    """A judge that died mid-job: record that job as a harness error (the others go on)."""
+    for worker_id, process in enumerate(workers):
+        if not process.is_alive() and worker_id in in_flight:
+            key = in_flight.pop(worker_id)
+            problem, sid, _ = by_key.pop(key)
+            judged = {"eval_status": "harness_error", "error": f"judge process died (exit {process.exitcode})"}
+            progress.update(key, recorder.save(problem, sid, judged))
+
+
+def summarize(store: ResultStore, problems: list[Problem], num_samples: int) -> int:
+    keys = [f"{p.pid}_{s}" for p in problems for s in range(num_samples)]
+    records = [store.records[k] for k in keys if k in store.records]
+    statuses: dict[str, int] = {}
+    for record in records:
+        statuses[record["eval_status"]] = statuses.get(record["eval_status"], 0) + 1
+    correct = statuses.get("correct", 0)
+    print(f"done: {correct}/{len(keys)} correct; " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
+    return 0

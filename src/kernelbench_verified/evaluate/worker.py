@@ -1,0 +1,23 @@
+"""A judge process's entry point, torch-free at import.
+
+It starts its first sandboxes before it imports torch itself (through judge.py), so the two imports
+(seconds each) overlap instead of queueing before the first kernel.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .launch import SPARE_SANDBOXES, start_sandbox
+
+
+def judge_worker(worker_id: int, settings: dict, device: str, child_env: dict, jobs, results) -> None:
+    """Judge process entry: take jobs until a None arrives; report ("start", ...) and ("done", ...).
+    Sandboxes are started before the torch import below."""
+    os.environ.update(child_env)
+    # On the CPU a starting sandbox competes with the kernel being timed for the same cores: one spare.
+    count = SPARE_SANDBOXES if device.startswith("cuda") else 1
+    spares = tuple(start_sandbox(child_env) for _ in range(count))
+    from .judge import run_judge  # imports torch, while the sandboxes import theirs
+
+    run_judge(worker_id, settings, device, child_env, jobs, results, spares)

@@ -1,0 +1,118 @@
+"""LLM providers behind one registry, chosen by the generate config's `server_type`.
+
+Each provider is a small module with `create(settings) -> provider`; a provider answers
+`complete(request) -> Completion` or raises ProviderError. The SDKs (openai, anthropic) are imported
+inside those modules only, so the rest of the package works without them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+from dataclasses import dataclass, field
+
+from ...errors import UserError
+
+
+@dataclass(frozen=True)
+class Request:
+    """One sample to generate: the prompt and where it belongs (replay uses the ids)."""
+    prompt: str
+    level: int
+    pid: int
+    sid: int
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    finish_reason: str | None = None
+
+
+class ProviderError(Exception):
+    """A request that failed after the SDK's own retries. `fatal` errors (bad key, unknown model)
+    would fail every other request the same way, so they stop the run."""
+
+    def __init__(self, message: str, fatal: bool = False):
+        super().__init__(message)
+        self.fatal = fatal
+
+
+@dataclass(frozen=True)
+class Preset:
+    module: str                       # providers/{module}.py
+    key_env: str | None = None        # environment variable holding the API key
+    base_url: str | None = None       # default endpoint; None = the SDK's own
+    key_required: bool = True         # local servers accept any key
+    apis: tuple = ("chat",)           # values of the `api` key this provider understands
+
+
+REGISTRY: dict[str, Preset] = {
+    "openai": Preset("openai_provider", "OPENAI_API_KEY", apis=("chat", "responses")),
+    "anthropic": Preset("anthropic_provider", "ANTHROPIC_API_KEY", apis=("chat",)),
+    # OpenAI-compatible servers: the same SDK pointed at another base_url.
+    "compatible": Preset("compatible_provider", "OPENAI_API_KEY", key_required=False, apis=("chat", "responses")),
+    "deepseek": Preset("compatible_provider", "DEEPSEEK_API_KEY", "https://api.deepseek.com"),
+    "together": Preset("compatible_provider", "TOGETHER_API_KEY", "https://api.together.xyz/v1"),
+    "vllm": Preset("compatible_provider", None, "http://localhost:8000/v1", key_required=False),
+    "sglang": Preset("compatible_provider", None, "http://localhost:30000/v1", key_required=False),
+    "replay": Preset("replay_provider", key_required=False),
+}
+
+SDK_PACKAGES = {"openai_provider": "openai", "compatible_provider": "openai", "anthropic_provider": "anthropic"}
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    """The resolved keys a provider needs (plain values, checked before any request)."""
+    server_type: str
+    model_name: str | None
+    api_key: str | None
+    base_url: str | None
+    api: str
+    max_tokens: int
+    temperature: float | None
+    request_timeout: float
+    max_retries: int
+    reasoning_effort: str | None = None
+    thinking_budget: int | None = None
+    replay_dir: str | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def preset_for(server_type: str) -> Preset:
+    if server_type not in REGISTRY:
+        raise UserError(f"unknown server_type={server_type!r}: choose one of {', '.join(REGISTRY)}")
+    return REGISTRY[server_type]
+
+
+def resolve_api_key(server_type: str, api_key_env: str | None) -> str | None:
+    """The key from the environment; a missing required key stops the run before any work."""
+    preset = preset_for(server_type)
+    env_name = api_key_env or preset.key_env
+    key = os.environ.get(env_name) if env_name else None
+    if not key and preset.key_required:
+        raise UserError(f"server_type={server_type} needs an API key: set {env_name} "
+                        "(or name another variable with api_key_env=...)")
+    return key or ("EMPTY" if preset.module != "replay_provider" else None)
+
+
+def create_provider(settings: ProviderSettings):
+    preset = preset_for(settings.server_type)
+    if settings.api not in preset.apis:
+        raise UserError(f"api={settings.api!r} is not supported by server_type={settings.server_type} "
+                        f"(choose {' | '.join(preset.apis)})")
+    package = SDK_PACKAGES.get(preset.module)
+    if package and importlib.util.find_spec(package) is None:
+        raise UserError(f"server_type={settings.server_type} needs the {package} package: "
+                        "pip install -e '.[generate]'")
+    module = importlib.import_module(f"{__name__}.{preset.module}")
+    return module.create(settings)
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0][:500] if text else ''}".rstrip(": ")

@@ -1,0 +1,247 @@
+"""Generating a run's kernels: plan the samples, query the provider from worker threads, save.
+
+This is what scripts/generate_samples.py calls. Per sample it writes the raw response (always, when one
+came), the prompt (log_prompt=True) and, last, the extracted kernel: a sample whose kernel file exists
+is done, so a re-run resumes where an interrupted one stopped. Every attempt adds one line to
+generation_log.jsonl; a failed request or an answer without code is recorded there and the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+from omegaconf import DictConfig, OmegaConf
+from tqdm import tqdm
+
+from ..config import require_choice, require_int
+from ..errors import UserError
+from ..evaluate.run import problems_for
+from .extraction import extract_kernel
+from ..problems.inputs import PRECISIONS
+from ..problems.load import Problem
+from .prompts import PromptOptions, build_prompt
+from .providers import (ProviderError, ProviderSettings, Request, create_provider, first_line, preset_for,
+                        resolve_api_key)
+from ..results import write_text_atomic
+
+LOG_NAME = "generation_log.jsonl"
+CONFIG_NAME = "generate_config.yaml"
+MIN_THINKING_BUDGET = 1024  # Anthropic's lower bound for extended thinking
+
+
+@dataclass(frozen=True)
+class Sample:
+    problem: Problem
+    sid: int
+    run_dir: Path
+
+    def path(self, suffix: str) -> Path:
+        return self.run_dir / f"level_{self.problem.level}_problem_{self.problem.pid}_sample_{self.sid}_{suffix}"
+
+    @property
+    def kernel(self) -> Path:
+        return self.path("kernel.py")
+
+
+def _positive_number(cfg: DictConfig, key: str, allow_zero: bool = False) -> float:
+    value = cfg[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or (value == 0 and not allow_zero):
+        raise UserError(f"{key}={value!r} must be a {'non-negative' if allow_zero else 'positive'} number")
+    return float(value)
+
+
+def provider_settings(cfg: DictConfig) -> ProviderSettings:
+    """Check the provider keys and resolve the API key; raises UserError before any work."""
+    preset = preset_for(cfg.server_type)
+    require_choice(cfg, "api", ("chat", "responses"))
+    max_tokens = require_int(cfg, "max_tokens", 1)
+    if cfg.server_type != "replay" and not cfg.model_name:
+        raise UserError(f"server_type={cfg.server_type} needs model_name=...")
+    if cfg.temperature is not None and (isinstance(cfg.temperature, bool) or not isinstance(cfg.temperature, (int, float))):
+        raise UserError(f"temperature={cfg.temperature!r} must be a number or null")
+    budget = cfg.thinking_budget
+    if budget is not None:
+        require_int(cfg, "thinking_budget", MIN_THINKING_BUDGET)
+        if budget >= max_tokens:
+            raise UserError(f"thinking_budget={budget} must be below max_tokens={max_tokens} (thinking counts toward it)")
+    return ProviderSettings(
+        server_type=cfg.server_type, model_name=cfg.model_name,
+        api_key=resolve_api_key(cfg.server_type, cfg.api_key_env),
+        base_url=cfg.base_url or preset.base_url, api=cfg.api, max_tokens=max_tokens,
+        temperature=None if cfg.temperature is None else float(cfg.temperature),
+        request_timeout=_positive_number(cfg, "request_timeout"), max_retries=require_int(cfg, "max_retries", 0),
+        reasoning_effort=cfg.reasoning_effort, thinking_budget=budget, replay_dir=cfg.replay_dir)
+
+
+def check_run_keys(cfg: DictConfig) -> None:
+    require_choice(cfg, "precision", tuple(PRECISIONS))
+    require_choice(cfg, "dataset_src", ("local", "huggingface"))
+    for key in ("level", "num_samples", "num_workers"):
+        require_int(cfg, key, 1)
+    _positive_number(cfg, "api_query_interval", allow_zero=True)
+
+
+class QueryPacer:
+    """Spaces request starts by `interval` seconds across all workers."""
+
+    def __init__(self, interval: float):
+        self.interval = interval
+        self.lock = threading.Lock()
+        self.next_start = 0.0
+
+    def wait(self) -> None:
+        if self.interval <= 0:
+            return
+        with self.lock:
+            now = time.monotonic()
+            start = max(now, self.next_start)
+            self.next_start = start + self.interval
+        time.sleep(start - now)
+
+
+class GenerationLog:
+    """generation_log.jsonl: one line per attempted sample, appended and flushed as it finishes."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.lock = threading.Lock()
+
+    def append(self, record: dict) -> None:
+        with self.lock, open(self.path, "a") as handle:
+            handle.write(json.dumps(record) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def generate_sample(provider, sample: Sample, prompt: str, log_prompt: bool, pacer: QueryPacer) -> dict:
+    """Query, save and extract one sample; returns its log record (never raises ProviderError)."""
+    problem = sample.problem
+    record = {"level": problem.level, "problem": problem.pid, "problem_name": problem.name, "sample": sample.sid,
+              "status": "request_failed", "tokens_in": 0, "tokens_out": 0, "latency_s": 0.0,
+              "finish_reason": None, "error": None}
+    if log_prompt:
+        write_text_atomic(sample.path("prompt.txt"), prompt)
+    pacer.wait()
+    started = time.perf_counter()
+    try:
+        answer = provider.complete(Request(prompt, problem.level, problem.pid, sample.sid))
+    except ProviderError as exc:
+        record.update(latency_s=round(time.perf_counter() - started, 3), error=str(exc), fatal=exc.fatal)
+        return record
+    except Exception as exc:  # a provider bug must cost this sample, not the run
+        record.update(latency_s=round(time.perf_counter() - started, 3), error=first_line(exc))
+        return record
+    record.update(latency_s=round(time.perf_counter() - started, 3), tokens_in=answer.tokens_in,
+                  tokens_out=answer.tokens_out, finish_reason=answer.finish_reason)
+    write_text_atomic(sample.path("raw_response.txt"), answer.text)
+    extraction = extract_kernel(answer.text)
+    if extraction.ok:
+        write_text_atomic(sample.kernel, extraction.code)
+        record["status"] = "ok"
+    else:
+        record.update(status="no_code", error=extraction.error)
+    return record
+
+
+class Tally:
+    """Counts for the progress bar and the closing line."""
+
+    def __init__(self, skipped: int):
+        self.counts = {"done": 0, "failed": 0, "skipped": skipped}
+        self.tokens_in = self.tokens_out = 0
+        self.failures: dict[str, int] = {}
+
+    def add(self, record: dict) -> None:
+        ok = record["status"] == "ok"
+        self.counts["done" if ok else "failed"] += 1
+        if not ok:
+            self.failures[record["status"]] = self.failures.get(record["status"], 0) + 1
+        self.tokens_in += record["tokens_in"]
+        self.tokens_out += record["tokens_out"]
+
+    def summary(self) -> str:
+        detail = ", ".join(f"{k} {v}" for k, v in sorted(self.failures.items()))
+        c = self.counts
+        return (f"done {c['done']}, failed {c['failed']}" + (f" ({detail})" if detail else "")
+                + f", skipped {c['skipped']}; tokens in {self.tokens_in}, out {self.tokens_out}")
+
+
+def plan_samples(problems: list[Problem], num_samples: int, run_dir: Path) -> tuple[list[Sample], int]:
+    """Samples still to generate (no kernel file yet) and the count of those already done."""
+    samples = [Sample(p, sid, run_dir) for p in problems for sid in range(num_samples)]
+    pending = [s for s in samples if not s.kernel.is_file()]
+    return pending, len(samples) - len(pending)
+
+
+def save_config(cfg: DictConfig, run_dir: Path) -> None:
+    header = "# The resolved config of the last generate_samples.py call on this run (API keys are never stored).\n"
+    write_text_atomic(run_dir / CONFIG_NAME, header + OmegaConf.to_yaml(cfg))
+
+
+def generate_run(cfg: DictConfig) -> int:
+    check_run_keys(cfg)
+    settings = provider_settings(cfg)
+    provider = create_provider(settings)
+    problems = problems_for(cfg)
+    options = PromptOptions(precision=cfg.precision, hardware_note=cfg.hardware_note)
+    run_dir = Path(cfg.runs_dir) / str(cfg.run_name)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    save_config(cfg, run_dir)
+    pending, skipped = plan_samples(problems, cfg.num_samples, run_dir)
+    prompts = {p.pid: build_prompt(p.path.read_text(), p.input_blind, options)
+               for p in {s.problem for s in pending}}
+    model = f" model={cfg.model_name}" if cfg.model_name else ""
+    print(f"{len(pending)} sample(s) to generate, {skipped} already have a kernel; "
+          f"server_type={cfg.server_type}{model} -> {run_dir}")
+    tally = Tally(skipped)
+    fatal = run_workers(provider, pending, prompts, cfg, GenerationLog(run_dir / LOG_NAME), tally)
+    print(tally.summary() + f" (log: {run_dir / LOG_NAME})")
+    if fatal:
+        raise UserError(f"stopped: {fatal['error']} (problem {fatal['problem']} sample {fatal['sample']}); "
+                        "fix it and re-run the same command to resume")
+    if tally.failures.get("request_failed"):
+        print("some requests failed after the SDK's retries; re-run the same command to retry them")
+        return 1
+    return 0
+
+
+def run_workers(provider, pending: list[Sample], prompts: dict, cfg: DictConfig, log: GenerationLog,
+                tally: Tally) -> dict | None:
+    """Generate `pending` on num_workers threads; returns the first fatal failure, if any."""
+    pacer = QueryPacer(float(cfg.api_query_interval))
+    stop = threading.Event()
+    fatal: list[dict] = []
+
+    def work(sample: Sample) -> dict | None:
+        if stop.is_set():
+            return None
+        record = generate_sample(provider, sample, prompts[sample.problem.pid], bool(cfg.log_prompt), pacer)
+        if record.pop("fatal", False):
+            stop.set()
+            fatal.append(record)
+        return record
+
+    bar = tqdm(total=len(pending), desc="generate", unit="sample", dynamic_ncols=True)
+    pool = ThreadPoolExecutor(max_workers=cfg.num_workers)
+    try:
+        for future in as_completed([pool.submit(work, s) for s in pending]):
+            record = future.result()
+            if record is None:
+                continue
+            log.append(record)
+            tally.add(record)
+            bar.set_postfix(done=tally.counts["done"], failed=tally.counts["failed"])
+            bar.update(1)
+            if cfg.verbose and record["status"] != "ok":
+                bar.write(f"problem {record['problem']} sample {record['sample']}: {record['status']} {record['error']}")
+    finally:
+        stop.set()  # after Ctrl-C, queued samples are not started; requests in flight still finish and save
+        pool.shutdown(wait=False, cancel_futures=True)
+        bar.close()
+    return fatal[0] if fatal else None
