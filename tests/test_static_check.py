@@ -100,6 +100,9 @@ SNIPPETS = {  # code -> (flagged snippet, similar snippet that must not be flagg
     "kernel_never_launched": (cuda(LAUNCHED.replace("k<<<1, 1>>>(y.data_ptr<float>());", "")),
                               cuda("template <int N> __global__ void k(float* y) {}\n"
                                    "void run(torch::Tensor y) { auto f = k<4>; f<<<1, 1>>>(y.data_ptr<float>()); }")),
+    "extension_function_unused": (cuda(LAUNCHED + "\nvoid helper(torch::Tensor y) {}", functions=("run", "helper")),
+                                  cuda(LAUNCHED + "\nvoid helper(torch::Tensor y) {}", functions=("run", "helper"),
+                                       call="ext.helper(x) or ext.run(x)")),
     "torch_fallback": (python("try:\n    return ext.run(x)\nexcept Exception:\n    return torch.relu(x)"),
                        python("try:\n    return ext.run(x)\nexcept RuntimeError as e:\n    raise ValueError('bad') from e")),
     "torch_compile": (python("return ext.run(x)", "f = torch.compile(lambda t: t)"),
@@ -252,3 +255,14 @@ def test_docs_document_every_code():
     section = page.split("## Codes", 1)[1]
     for code, severity, _ in rule_table():
         assert f"| `{code}` | {severity} |" in section, code
+
+
+def test_an_exported_helper_that_is_not_called_is_a_warning_not_an_error():
+    """An honest extension may export a helper it does not need; only an extension none of whose
+    functions is called is a decoy (kernel_never_launched, an error that reject stops)."""
+    body = LAUNCHED + "\nvoid helper(torch::Tensor y) { k<<<1, 1>>>(y.data_ptr<float>()); }"
+    findings = check_source(cuda(body, functions=("run", "helper")))
+    assert [(f.code, f.severity) for f in findings] == [("extension_function_unused", "warn")]
+    assert rejecting_codes(findings, "reject") == []
+    decoy = check_source(cuda(body, functions=("run", "helper"), call="torch.relu(x)"))
+    assert "kernel_never_launched" in {f.code for f in decoy}

@@ -135,7 +135,8 @@ def _triton_kernels(kernel: KernelFile) -> list[ast.FunctionDef]:
 
 @rule("kernel_never_launched", "error",
       "A kernel is defined but never launched: a __global__ function with no <<<>>> or cudaLaunchKernel "
-      "launch, CUDA source never compiled, a load_inline'd function or @triton.jit kernel never called.")
+      "launch, CUDA source never compiled, extensions none of whose functions is called, or a @triton.jit "
+      "kernel never called.")
 def kernel_never_launched(kernel: KernelFile):
     launched = launched_names(kernel.embedded) | _python_launched_by_name(kernel)
     for name, line in global_kernels(kernel.embedded):
@@ -144,13 +145,24 @@ def kernel_never_launched(kernel: KernelFile):
     for literal in kernel.uncompiled_cuda_literals:
         yield literal.lineno, "a string holding a __global__ kernel is never passed to a builder (decoy source)"
     used = _python_uses(kernel)
-    for name, line in kernel.extension_functions.items():
-        if name not in used:
-            yield line, f"extension function {name} is built but never called from Python"
+    if kernel.extension_functions and not set(kernel.extension_functions) & used:
+        for name, line in kernel.extension_functions.items():
+            yield line, f"extension function {name} is built but never called from Python (no extension function is)"
     loaded_names = {n.id for n in kernel.nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     for function in _triton_kernels(kernel):
         if function.name not in loaded_names:
             yield function.lineno, f"@triton.jit kernel {function.name} is never launched"
+
+
+@rule("extension_function_unused", "warn",
+      "An extension exports a function that is never called, while others are: a helper an honest "
+      "kernel may export and not need, so a warning, not evidence of a decoy.")
+def extension_function_unused(kernel: KernelFile):
+    used = _python_uses(kernel)
+    if set(kernel.extension_functions) & used:
+        for name, line in kernel.extension_functions.items():
+            if name not in used:
+                yield line, f"extension function {name} is built but never called from Python"
 
 
 def _uses_custom_kernel(kernel: KernelFile, node: ast.AST, helpers: frozenset = frozenset()) -> bool:
