@@ -87,11 +87,13 @@ def find_runs(runs_dir: str | Path, names: list[str] | None = None) -> list[Run]
             run = parse_run_name(name, runs_dir)
             if run is None:
                 raise UserError(f"run {name!r} is not named {{model}}_level{{L}}_test or {{model}}_level{{L}}_bf16_test")
+            if run.path.is_symlink():
+                raise UserError(f"run folder {run.path} is a symbolic link; the leaderboard does not follow links")
             if not run.path.is_dir():
                 raise UserError(f"run folder {run.path} not found")
             runs.append(run)
         return runs
-    runs = [run for path in sorted(runs_dir.iterdir()) if path.is_dir()
+    runs = [run for path in sorted(runs_dir.iterdir()) if path.is_dir() and not path.is_symlink()
             and (run := parse_run_name(path.name, runs_dir)) is not None]
     if not runs:
         raise UserError(f"no runs in {runs_dir}: expected folders named {{model}}_level{{L}}_test or "
@@ -101,6 +103,8 @@ def find_runs(runs_dir: str | Path, names: list[str] | None = None) -> list[Run]
 
 def load_records(path: Path) -> dict | None:
     """{(pid, sid): record} of one result file, or None when the file does not exist."""
+    if path.is_symlink():
+        raise UserError(f"result file {path} is a symbolic link; the leaderboard does not follow links")
     if not path.exists():
         return None
     raw = read_json(path, "result file")
@@ -122,7 +126,8 @@ def load_run_results(run: Run, warnings: list[str]) -> RunResults | None:
         warnings.append(f"run {run.name} has neither {STANDARD_RESULTS} nor {HIDDEN_RESULTS}: left out")
         return None
     sample_ids = [sid for records in (standard or {}, hidden or {}) for (_, sid) in records]
-    sample_ids += [int(m[2]) for p in run.path.glob("level_*_kernel.py") if (m := KERNEL_FILE.match(p.name))]
+    sample_ids += [int(m[2]) for p in run.path.glob("level_*_kernel.py")
+                   if not p.is_symlink() and (m := KERNEL_FILE.match(p.name))]
     return RunResults(run, standard, hidden, max(sample_ids, default=-1) + 1)
 
 

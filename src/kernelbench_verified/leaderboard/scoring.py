@@ -2,8 +2,9 @@
 
 A setting says which evaluation decides correctness (standard eval_results.json, or the hidden
 eval_results_hidden.json) and, optionally, a stricter absolute tolerance re-applied to the per-case
-max_abs_diff the records hold. Speed and memory always come from the standard record when it was timed
-(else the hidden one), so that two settings differ only in which samples count as correct.
+max_abs_diff the records hold. Speed and memory come from the same record as the verdict: a sample's
+time is never paired with a correctness judged in another evaluation (a kernel could behave differently
+in the two).
 """
 
 from __future__ import annotations
@@ -113,9 +114,8 @@ def _verdict(standard: dict | None, judged: dict | None, setting: Setting, repor
     if correct and setting.tolerance is not None:
         correct, status = _rejudge(judged, setting.tolerance, report)
     status += _review_notes(judged)
-    timed = standard if _runtime(standard) > 0 else judged
-    runtime = _runtime(timed)
-    memory = timed.get("peak_memory", -1) if isinstance(timed, dict) else -1
+    runtime = _runtime(judged)
+    memory = judged.get("peak_memory", -1)
     return Verdict(compiled, correct, runtime if runtime > 0 else float("nan"),
                    int(memory) if isinstance(memory, (int, float)) else -1, status)
 
@@ -138,6 +138,8 @@ def _review_notes(record: dict) -> str:
     static = sorted({f"{f.get('code')} ({f.get('severity')})" for f in metadata.get("static_findings") or []
                      if isinstance(f, dict) and f.get("severity") in ("warn", "error")})
     flags = sorted({str(flag).split(":")[0] for flag in metadata.get("integrity") or []})
+    if metadata.get("sandbox") == "none":
+        flags.append("unjailed (sandbox=none)")
     notes = ([f"static: {', '.join(static)}"] if static else []) + ([f"flags: {', '.join(flags)}"] if flags else [])
     if metadata.get("runtime_withheld"):
         notes.append("time withheld, not counted in speedups")
