@@ -1,5 +1,6 @@
-"""Runtime integrity flags: recorded per sample, without changing a correct verdict; a time the kernel's
-process could have faked is withheld."""
+"""What the judge decides from its own observations: inputs a call changed fail the sample, timed
+outputs it audits after the timed phase catch replays, its clock withholds a time the kernel's process
+misreported. What the kernel's process says about itself (sandbox_reports) is kept for review only."""
 
 import json
 
@@ -23,85 +24,65 @@ def results(tmp_path_factory):
     return json.loads((run_dir / "eval_results.json").read_text())
 
 
-def flags(results, key):
-    return " ".join(results[key]["metadata"].get("integrity", []))
+def reports(results, key):
+    return " ".join(results[key]["metadata"].get("sandbox_reports", []))
 
 
-def test_honest_kernel_has_no_flags(results):
-    assert results["1_0"]["eval_status"] == "correct"
-    assert results["1_0"]["metadata"]["integrity"] == []
-    assert results["1_0"]["runtime"] > 0 and "runtime_withheld" not in results["1_0"]["metadata"]
-
-
-@pytest.mark.parametrize("key, flag", [("1_1", "harness_patched"), ("1_3", "thread_outlived_call"),
-                                       ("1_4", "output_subclass")])
-def test_time_is_withheld_when_the_kernel_could_have_faked_it(results, key, flag):
-    record = results[key]
-    assert record["eval_status"] == "correct" and record["correctness"]
-    assert record["runtime"] == -1.0 and record["runtime_stats"] == {}
-    assert flag in record["metadata"]["runtime_withheld"]
-    assert record["metadata"]["untrusted_runtime_stats"]["num_trials"] == 20
-
-
-def test_a_thread_that_ends_within_the_call_is_still_seen(results):
-    # Whether the handed-off ReLU finished before the comparison is a race; the flag is not.
-    assert "thread_started_in_call: handoff" in flags(results, "1_7")
-    assert results["1_7"]["runtime"] == -1.0
-
-
-def test_only_a_correct_sample_has_its_time_withheld():
-    from kernelbench_verified.results import new_record
-
-    judged = {"runtime_stats": {"mean": 1.0, "num_trials": 5}, "integrity": ["harness_patched: time.perf_counter"]}
-    correct = new_record(1, 1, 0, "1_ReLU.py", dict(judged, eval_status="correct"), {})
-    assert correct["runtime"] == -1.0 and correct["metadata"]["runtime_withheld"] == "integrity flags: harness_patched"
-    incorrect = new_record(1, 1, 0, "1_ReLU.py", dict(judged, eval_status="incorrect"), {})
-    assert "runtime_withheld" not in incorrect["metadata"]  # nothing to withhold, no "time withheld" note
-
-
-def test_input_mutation_alone_keeps_the_time(results):
-    assert results["1_5"]["runtime"] > 0  # the timed calls read fresh copies of the inputs
+def test_honest_kernel_is_timed_with_no_flags(results):
+    record = results["1_0"]
+    assert record["eval_status"] == "correct" and record["metadata"]["integrity"] == []
+    assert record["runtime"] > 0 and "runtime_withheld" not in record["metadata"]
+    assert record["metadata"]["judge_wall_stats"]["num_trials"] == 20
 
 
 def test_patched_timer_is_caught_by_the_judges_clock(results):
     record = results["1_1"]
-    assert "harness_patched: time.perf_counter" in flags(results, "1_1")
-    assert "timing_far_below_wall_clock" in flags(results, "1_1")
-    assert record["metadata"]["timing_wall_seconds"] > 20 * 0.02
+    assert record["eval_status"] == "correct" and record["runtime"] == -1.0
+    assert "timing_far_below_wall_clock" in record["metadata"]["runtime_withheld"]
+    assert record["metadata"]["untrusted_runtime_stats"]["num_trials"] == 20
+    assert "harness_patched: time.perf_counter" in reports(results, "1_1")  # said, not needed
 
 
-def test_input_aliasing_and_mutation_are_flagged_without_changing_the_verdict(results):
-    assert results["1_2"]["eval_status"] == "correct"  # the judge compared against pristine inputs
-    assert "output_aliases_input" in flags(results, "1_2")
-    assert results["1_5"]["eval_status"] == "correct"
-    assert "input_mutated" in flags(results, "1_5")
+@pytest.mark.parametrize("key, case", [("1_2", "output_aliases_input"), ("1_5", "input_mutated")])
+def test_a_call_that_writes_into_its_inputs_fails_with_a_named_case(results, key, case):
+    """Returning its input as the output (written in place), or zeroing the input after computing: the
+    reference leaves its inputs untouched and returns fresh storage, so the judge fails the sample and
+    reports no time or memory for it."""
+    record = results[key]
+    assert record["eval_status"] == "incorrect" and record["metadata"]["failed_case"] == case
+    assert record["runtime"] == -1.0 and record["peak_memory"] == -1
 
 
-def test_thread_and_subclass_are_flagged(results):
-    assert "thread_outlived_call: hidden-worker" in flags(results, "1_3")
-    assert "thread_started_in_call: hidden-worker" in flags(results, "1_3")
-    assert "output_subclass: output 0 is a LazyTensor" in flags(results, "1_4")
+def test_what_the_kernel_process_reports_is_kept_but_decides_nothing(results):
+    assert "thread_outlived_call: hidden-worker" in reports(results, "1_3")
+    assert "output_subclass: output 0 is a LazyTensor" in reports(results, "1_4")
+    assert "thread_started_in_call: handoff" in reports(results, "1_7")
+    for key in ("1_3", "1_4"):
+        assert results[key]["eval_status"] == "correct"
+        assert not any(flag.startswith(("thread", "output_subclass")) for flag in results[key]["metadata"]["integrity"])
 
 
 def test_timing_cross_check_rules():
-    stats = {"mean": 10.0, "num_trials": 100, "num_warmup": 0}  # 1 s reported
-    assert timing_flags(stats, 1.2) == []
-    assert "timing_exceeds_wall_clock" in timing_flags(stats, 0.5)[0]
-    assert "timing_far_below_wall_clock" in timing_flags(stats, 5.0)[0]
-    fast = {"mean": 0.01, "num_trials": 100, "num_warmup": 3}  # 10 us kernels: overhead dominates
-    assert timing_flags(fast, 0.15) == []
+    stats = {"num_trials": 100}
+    times, null = [10.0] * 100, [0.1] * 30
+    assert timing_flags(stats, times, [10.2] * 100, null, calibrated=True) == []
+    assert "timing_exceeds_wall_clock" in timing_flags(stats, times, [5.0] * 100, null, calibrated=False)[0]
+    assert "timing_far_below_wall_clock" in timing_flags(stats, times, [50.0] * 100, null, calibrated=False)[0]
+    # 10% faked on a 0.5 ms kernel: the judge waited 0.05 ms per call more than the null trials explain.
+    faked = timing_flags(stats, [0.45] * 100, [0.6] * 100, null, calibrated=True)
+    assert faked and faked[0].startswith("timing_below_judge_clock")
+    assert timing_flags(stats, [0.5] * 100, [0.6] * 100, null, calibrated=True) == []
     refused = dict(stats, persisting_l2_resets=99)  # the driver refused one reset
-    assert timing_flags(refused, 1.2) == ["persisting_l2_not_reset: 99 of 100 trials"]
-    assert timing_flags(dict(stats, persisting_l2_resets=100), 1.2) == []
+    assert timing_flags(refused, times, [10.2] * 100, null, True) == ["persisting_l2_not_reset: 99 of 100 trials"]
 
 
-def test_honest_timed_calls_pass_their_checks(results):
+def test_honest_timed_calls_pass_their_audits(results):
     checks = results["1_0"]["metadata"]["timed_checks"]
-    assert len(checks) == 2 and all(c["passed"] for c in checks)
-    assert {c["case"] for c in checks} == {"trial_0", "trial_1"}
+    assert len(checks) == 3 and all(c["passed"] for c in checks)
+    assert all(c["case"].startswith("timed_call_") for c in checks)
 
 
-def test_output_replay_is_caught_by_a_checked_timed_call(results):
+def test_output_replay_is_caught_by_an_audited_timed_call(results):
     record = results["1_6"]
     assert record["eval_status"] == "incorrect" and record["runtime"] == -1.0
     assert record["metadata"]["failed_case"].startswith("timed_call_")

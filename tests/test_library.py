@@ -135,7 +135,8 @@ def test_a_spare_sandbox_that_died_is_replaced_not_blamed(tmp_path):
     cfg = load_config("eval", tiny_overrides(tmp_path, "spare"))
     settings = settings_from_config(cfg)
     (relu,) = list_problems(1, cfg.problems_dir, (1, 1))
-    job = _job(relu, 0, KERNELS / "relu_correct.py", settings, None, case_list(settings, None), tmp_path / "builds",
+    job = _job(relu, 0, (KERNELS / "relu_correct.py").read_text(), settings, None, case_list(settings, None),
+               tmp_path / "builds",
                "cpu", "eval")
     env = child_environment(settings, tmp_path / "builds", "")
     judge = Judge(settings, "cpu", env, spares=(start_sandbox(env),))

@@ -7,6 +7,7 @@ writes outputs/ folders, and its errors can be turned into one line.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any, Callable
 
@@ -118,3 +119,15 @@ def trials_by_level(cfg: DictConfig) -> dict[str, int]:
 def perf_trials(settings: dict, level: int) -> int:
     """Timed calls for a problem of `level`: its num_perf_trials_by_level entry, else num_perf_trials."""
     return settings.get("num_perf_trials_by_level", {}).get(str(level), settings["num_perf_trials"])
+
+
+_RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+=@-]{0,199}$")
+
+
+def safe_run_name(value) -> str:
+    """A run_name that names one folder inside runs_dir: no separators, no '..', no leading dot."""
+    name = str(value)
+    if not _RUN_NAME.match(name) or ".." in name:
+        raise UserError(f"run_name={name!r} is not a plain folder name (letters, digits and . _ + = @ -, "
+                        "not starting with a dot, no '/' or '..')")
+    return name

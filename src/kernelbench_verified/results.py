@@ -45,11 +45,11 @@ def read_json(path: str | Path, what: str = "JSON file"):
         raise UserError(f"{what} {path} is not valid JSON ({exc}); fix or move it, nothing was changed") from None
 
 
-# Integrity flags after which the kernel's process could have faked or escaped its own timing (replaced
-# timers, work deferred into a lazy output or a thread, a carve-out kept in L2, reported times that
-# disagree with the judge's clock): the verdict stands, the time is withheld.
-UNTRUSTED_TIMING_FLAGS = ("harness_patched", "output_subclass", "thread_started_in_call", "thread_outlived_call",
-                          "persisting_l2_not_reset", "timing_exceeds_wall_clock", "timing_far_below_wall_clock")
+# The judge's own flags after which a sample's time cannot be trusted (reported times that disagree with
+# its clock, a persisting-L2 carve-out the driver would not reset): the verdict stands, the time is
+# withheld. What the kernel's process reports about itself (sandbox_reports) is never evidence either way.
+UNTRUSTED_TIMING_FLAGS = ("persisting_l2_not_reset", "timing_exceeds_wall_clock", "timing_far_below_wall_clock",
+                          "timing_below_judge_clock")
 
 
 def untrusted_timing(integrity_flags: list) -> list[str]:

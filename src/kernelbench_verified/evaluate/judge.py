@@ -1,9 +1,12 @@
 """The judge: a trusted process bound to one device that evaluates kernels one at a time.
 
-For each kernel it starts a fresh sandbox process, computes the reference outputs itself (with a
-fresh reference model run through the same cases in the same order), compares what the sandbox
-hands over, enforces the timeout and classifies every way the sandbox can fail. Nothing the kernel
-does in its own process can reach the reference, the comparison or the record.
+For each kernel it hands a jailed sandbox the checked source, then drives it through a fixed sequence
+of requests and decides everything itself: it generates every input (from the run's secret salt), runs
+the reference, compares each output, checks that the inputs came back untouched, times every trial
+by its own clock beside the raw event times the sandbox reports, and picks the timed outputs it audits
+only after the timed phase. A sample is correct only if the judge compared every case and every audit
+it scheduled; any message out of place is a protocol violation. Nothing the kernel does in its own
+process reaches the reference, the comparison or the record.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import os
 import platform
 import secrets
 import signal
+import statistics
 import subprocess
 import time
 from collections import deque
@@ -19,18 +23,26 @@ from pathlib import Path
 
 import torch
 
-from .channel import Channel, ChannelClosed, ChannelTimeout
+from .channel import Channel, ChannelClosed, ChannelTimeout, ProtocolViolation
+from .launch import Sandbox, kill_group, processes_of_uid, start_sandbox
+from .transport import export_values, import_values, payload_bound
 from ..measure.correctness import ReferenceError, check_reference, compare_outputs
-from ..problems.inputs import PRECISIONS, Case, build_model, case_inputs
+from ..measure.timing import set_tf32_mode, summarize
+from ..problems.inputs import PRECISIONS, Case, build_model, case_inputs, derived_seed, init_arguments
 from ..problems.load import load_module
-from .launch import Sandbox, kill_group, start_sandbox
-from ..measure.timing import set_tf32_mode
-from .transport import import_tensor
 
-# Input sets the timed calls rotate through (each costs one copy of the inputs in memory).
-ROTATION_SETS = 2
 # A sample counts as compiled once its file built and ModelNew can be constructed from it.
 NOT_COMPILED = ("compile_error", "load_error")
+# The failing statuses a sandbox may report about itself (it can only make itself fail); any other
+# status in a message is a protocol violation. "correct" comes only from the judge's own comparisons.
+REPORTABLE_FAILURES = ("compile_error", "load_error", "runtime_error", "cuda_error", "out_of_memory")
+# Timed outputs kept for the audits chosen after the timed phase, and how many are audited.
+AUDIT_BUDGET_BYTES = 4 << 30
+NUM_AUDITS = 3
+# Null trials that calibrate the judge's clock, and how far beyond their overhead a sample's median
+# gap between the judge's clock and the reported time may go before its time is withheld.
+NULL_TRIALS = 30
+SLACK_FRACTION, SLACK_MS = 0.05, 0.02
 
 
 class References:
@@ -46,26 +58,17 @@ class References:
             return
         self.key, self.problem, self.hidden, self.job, self.device = key, problem, hidden, job, device
         self.dtype = PRECISIONS[job["precision"]]
-        self.model, self.next_index, self.stored, self.stored_bytes = None, 0, {}, 0
+        self.model, self.stored, self.stored_bytes = None, {}, 0
 
-    def get(self, index: int, case: Case) -> list:
-        if index in self.stored:
-            return self.stored[index]
-        if self.model is None or index < self.next_index:
+    def inputs(self, case: Case) -> list:
+        return case_inputs(case, self.problem, self.hidden, self.device, self.dtype)
+
+    def run(self, inputs: list) -> list:
+        """The reference's (checked) outputs on `inputs`."""
+        if self.model is None:
             self.model = build_model(self.problem.Model, self.problem, self.job["seed"], self.device, self.dtype)
-            self.next_index = 0
-        result = None
-        cases = [Case(**c) for c in self.job["cases"]]
-        while self.next_index <= index:
-            result = self._compute(cases[self.next_index])
-            self._keep(self.next_index, result)
-            self.next_index += 1
-        return result
-
-    def _compute(self, case: Case) -> list:
         try:
             with torch.no_grad():
-                inputs = case_inputs(case, self.problem, self.hidden, self.device, self.dtype)
                 output = self.model(*inputs)
         except Exception as exc:
             raise ReferenceError(f"reference raised {type(exc).__name__}: {exc}") from exc
@@ -73,29 +76,38 @@ class References:
         check_reference(outputs)
         return outputs
 
-    def _keep(self, index: int, outputs: list) -> None:
+    def get(self, case: Case, inputs: list | None = None) -> list:
+        """The reference's outputs for `case` (on `inputs`, which are that case's inputs), kept
+        for the next sample of the problem while the budget allows."""
+        if case.name in self.stored:
+            return self.stored[case.name]
+        outputs = self.run(inputs if inputs is not None else self.inputs(case))
         size = sum(o.nbytes for o in outputs if isinstance(o, torch.Tensor))
         if self.stored_bytes + size <= self.budget:
-            self.stored[index] = outputs
+            self.stored[case.name] = outputs
             self.stored_bytes += size
+        return outputs
 
 
-# Where a job's seconds go, for benchmarks: each phase ends when the sandbox reports the event.
-PHASE_ENDED_BY = {"compiled": "start_and_load", "memory": "correctness_and_memory", "timing": "timing",
-                  "done": "timed_checks"}
-
-
+# Where a job's seconds go, for benchmarks.
 class PhaseClock:
-    """Adds the seconds since the previous lap to phases[name]; an event that ends no phase is ignored."""
+    """Adds the seconds since the previous lap to phases[name]."""
 
     def __init__(self, phases: dict):
         self.phases, self.last = phases, time.monotonic()
 
-    def __call__(self, name: str | None) -> None:
+    def __call__(self, name: str) -> None:
         now = time.monotonic()
-        if name:
-            self.phases[name] = round(now - self.last, 4)
-            self.last = now
+        self.phases[name] = round(self.phases.get(name, 0.0) + now - self.last, 4)
+        self.last = now
+
+
+class SampleFailed(Exception):
+    """Ends a conversation with a status (from the judge's fixed set) and details for the record."""
+
+    def __init__(self, status: str, **details):
+        super().__init__(status)
+        self.status, self.details = status, details
 
 
 class Judge:
@@ -113,12 +125,12 @@ class Judge:
     def evaluate(self, job: dict) -> dict:
         """Evaluate one kernel; returns the per-sample record (see results.new_record)."""
         started = time.monotonic()
-        sandbox = self._live_spare() or start_sandbox(self.child_env)
+        sandbox = self._live_spare() or start_sandbox(self.child_env, self.settings.get("jail"))
         while len(self._spare) < self.num_spares:
-            self._spare.append(start_sandbox(self.child_env))
+            self._spare.append(start_sandbox(self.child_env, self.settings.get("jail")))
         record = {"eval_status": None, "cases": []}
         try:
-            self._run_sandbox(dict(job, workdir=str(sandbox.workdir)), sandbox, record)
+            self._run_sandbox(job, sandbox, record)
         finally:
             sandbox.close()
             if self.device.type == "cuda":
@@ -144,127 +156,391 @@ class Judge:
         return None
 
     def _run_sandbox(self, job: dict, sandbox: Sandbox, record: dict) -> None:
-        process, channel = sandbox.process, sandbox.channel
         deadline = time.monotonic() + job["timeout"]
+        conversation = Conversation(self, job, sandbox, deadline, record)
         try:
-            channel.send({"job": dict(job, **_timed_checks(job))})
-            self._converse(job, channel, deadline, record)
+            conversation.run()
+        except SampleFailed as failed:
+            record.update(eval_status=failed.status, **failed.details)
         except ChannelTimeout:
             record.update(eval_status="timeout", error=f"killed after the {job['timeout']} s timeout")
+        except ProtocolViolation as exc:
+            record.update(eval_status="protocol_violation", error=str(exc)[:2000])
         except (ChannelClosed, BrokenPipeError) as exc:
-            code = _wait(process, 5)
-            record.update(eval_status="crashed", error=_describe_exit(code, str(exc)))
+            code = _wait(sandbox.process, 5)
+            try:  # a sandbox that reported its own failure and exited before the judge read it
+                conversation.read_last_words()
+                status, error = _describe_exit(code, str(exc), sandbox)
+                record.update(eval_status=status, error=error)
+            except SampleFailed as failed:
+                record.update(eval_status=failed.status, **failed.details)
         finally:
-            if kill_group(process):
+            if kill_group(sandbox.process):
                 _remove_stale_locks(Path(job["build_dir"]))
-        if record["eval_status"] not in (None, "correct", "incorrect"):
-            record["log_tail"] = _tail(sandbox.workdir / "log.txt")
+            survivors = _survivors(sandbox)
+            if survivors:
+                record["jail_survivors"] = survivors
+            exceeded = sandbox.limit_exceeded()
+            if exceeded and record["eval_status"] not in ("correct",):
+                record.update(eval_status="resource_limit", error=exceeded)
+        if record["eval_status"] not in ("correct", "incorrect"):
+            record["log_tail"] = _tail(sandbox.log_path)
 
-    def _converse(self, job: dict, channel: Channel, deadline: float, record: dict) -> None:
-        problem = hidden = None
+
+class Conversation:
+    """One sample: the judge's requests in its fixed order and what it makes of each reply."""
+
+    def __init__(self, judge: Judge, job: dict, sandbox: Sandbox, deadline: float, record: dict):
+        self.judge, self.job, self.sandbox, self.deadline, self.record = judge, job, sandbox, deadline, record
+        self.channel: Channel = sandbox.channel
+        self.device = judge.device
+        self.lap = PhaseClock(record.setdefault("phase_seconds", {}))
+
+    # ------------------------------------------------------------ messages
+
+    def expect(self, event: str, max_payload: int = 0) -> dict:
+        """The next message, which must be `event`; a reported failure ends the sample."""
+        message = self.channel.receive(self.deadline, max_payload)
+        got = message.get("event")
+        if got == "error":
+            self.fail_from(message)
+        if got != event:
+            raise ProtocolViolation(f"expected {event!r}, got {str(got)[:40]!r}")
+        return message
+
+    def read_last_words(self) -> None:
+        """Read what a sandbox that has gone left in the pipe: an error message it sent is its status."""
+        try:
+            while self.channel.has_pending():
+                message = self.channel.receive(time.monotonic() + 1, 1 << 20)
+                if message.get("event") == "error":
+                    self.fail_from(message)
+        except (ChannelClosed, ChannelTimeout, ProtocolViolation, OSError):
+            return
+
+    def fail_from(self, message: dict) -> None:
+        """End the sample on an error message, which may only name one of the failing statuses."""
+        status = message.get("status")
+        if status not in REPORTABLE_FAILURES:
+            raise ProtocolViolation(f"an error message with status {str(status)[:40]!r}")
+        details = {"error": str(message.get("message", ""))[:4000]}
+        for key in ("phase", "compiler_output"):
+            if key in message:
+                details[key] = str(message[key])[:8000]
+        compiled = self.record.get("compiled", False) and status not in NOT_COMPILED
+        raise SampleFailed(status, compiled=compiled, **details)
+
+    def post(self, message: dict, payload: bytes = b"") -> None:
+        """Write to the sandbox, within the sample's deadline even if it stops reading."""
+        self.channel.send(message, payload, deadline=self.deadline)
+
+    def send(self, message: dict, values: list | None = None) -> None:
+        if self.channel.has_pending():  # a failure the sandbox reported on its own (ModelNew missing, say)
+            early = self.channel.receive(self.deadline, 0)
+            if early.get("event") == "error":
+                self.fail_from(early)
+            raise ProtocolViolation(f"a message arrived before the judge's {message.get('op')!r} request")
+        if values is None:
+            self.post(message)
+            return
+        descs, payload = export_values(values)
+        self.post(dict(message, inputs=descs), payload)
+
+    # ------------------------------------------------------------ the sequence
+
+    def run(self) -> None:
+        job = self.job
+        problem = load_module(job["problem_path"], "judge_problem")
+        hidden = load_module(job["hidden_path"], "judge_hidden") if job.get("hidden_path") else None
+        init_args = init_arguments(problem, job["seed"], self.device) if job["mode"] == "eval" else []
+        init_descs, init_payload = export_values(init_args)
+        if init_payload:
+            raise SampleFailed("harness_error", error="get_init_inputs() returns CPU tensors, which cannot be sent")
+        refs = self.judge.references
         if job["mode"] == "eval":
-            problem = load_module(job["problem_path"], "judge_problem")
-            hidden = load_module(job["hidden_path"], "judge_hidden") if job.get("hidden_path") else None
-            self.references.reset((job["problem_path"], job.get("hidden_path")), problem, hidden, job, self.device)
+            refs.reset((job["problem_path"], job.get("hidden_path"), job["input_salt"]), problem, hidden, job,
+                       self.device)
         cases = [Case(**c) for c in job["cases"]]
-        timing_started = time.monotonic()
-        lap = PhaseClock(record.setdefault("phase_seconds", {}))
-        while True:
-            message = channel.receive(deadline)
-            event = message.get("event")
-            lap(PHASE_ENDED_BY.get(event))
-            if event == "compiled":
-                record["compiled"] = True
-                record["load_seconds"] = message.get("load_seconds")
-            elif event == "error":
-                status = str(message.get("status", "runtime_error"))
-                record.update(eval_status=status, error=str(message.get("message", ""))[:4000],
-                              compiled=record.get("compiled", False) and status not in NOT_COMPILED)
-                for key in ("case", "phase", "compiler_output"):
-                    if key in message:
-                        record[key] = str(message[key])[:8000]
-                return
-            elif event == "output":
-                index = len(record["cases"])
-                verdict = self._judge_case(index, cases, message, Path(job["workdir"]))
-                record["cases"].append(verdict)
-                channel.send({"continue": verdict["passed"]})
-                if not verdict["passed"]:
-                    record["eval_status"] = "harness_error" if verdict.get("harness_error") else "incorrect"
-                    record["failed_case"] = verdict["case"]
-                    return
-            elif event == "memory":
-                record["memory_stats"] = message.get("stats")
-                timing_started = time.monotonic()
-            elif event == "timing":
-                record["runtime_stats"] = message.get("stats")
-                record["timing_wall_seconds"] = time.monotonic() - timing_started
-                record["integrity"] = timing_flags(record["runtime_stats"], record["timing_wall_seconds"])
-            elif event == "timed_output":
-                names = [c.name for c in cases]
-                name = str(message.get("case"))
-                verdict = (self._judge_case(names.index(name), cases, message, Path(job["workdir"]))
-                           if name in names else {"case": name, "passed": False, "reason": "unknown case"})
-                verdict["timed_trial"] = message.get("trial")
-                record.setdefault("timed_checks", []).append(verdict)
-                channel.send({"continue": verdict["passed"]})
-                if not verdict["passed"]:
-                    record.update(eval_status="incorrect", failed_case=f"timed_call_{message.get('trial')}")
-                    return
-            elif event == "integrity":
-                reported = [str(f)[:300] for f in message.get("flags", [])][:20]
-                record["integrity"] = record.get("integrity", []) + reported
-            elif event == "done":
-                record["precision_flags"] = message.get("precision_flags")
-                if job["mode"] == "eval":
-                    record["eval_status"] = "correct"
-                return
+        self.post({"job": self.sandbox_job(init_descs, cases[:1])})
+        if job["mode"] == "eval":
+            self.null_overhead = self.calibrate()
+        self.expect("compiled")
+        self.record["compiled"] = True
+        self.sandbox.harvest_build(Path(job["build_dir"]))
+        self.lap("start_and_load")
+        if job["mode"] == "compile":
+            self.post({"op": "end"})
+            return
+        for case in cases:
+            self.check_case(case)
+        self.measure_memory(cases[0])
+        self.lap("correctness_and_memory")
+        if job["measure_performance"]:
+            self.time_trials(cases[0])
+        self.post({"op": "end"})
+        bye = self.expect("bye")
+        self.record["precision_flags"] = _bounded_json(bye.get("precision_flags"))
+        reports = bye.get("reports")
+        self.record["sandbox_reports"] = [str(r)[:300] for r in reports][:20] if isinstance(reports, list) else []
+        self.record["eval_status"] = "correct"
+        self.lap("timed_checks")
 
-    def _judge_case(self, index: int, cases: list, message: dict, workdir: Path) -> dict:
-        if index >= len(cases) or message.get("case") != cases[index].name:
-            return {"case": str(message.get("case")), "passed": False, "reason": "unexpected case order"}
-        case = cases[index]
+    def sandbox_job(self, init_descs: list, first_case: list) -> dict:
+        """What the sandbox is told: the checked source and how to build the model, no paths to
+        problems or hidden tests, no seeds of inputs."""
+        job = self.job
+        keys = ("kernel_source", "build_key", "device", "tf32_mode", "precision", "seed", "mode", "flush_l2")
+        sent = dict({k: job[k] for k in keys}, init_args=init_descs,
+                    build_dir=self.sandbox.seed_build(Path(job["build_dir"])))
+        if job["mode"] == "eval":
+            try:
+                outputs = self.judge.references.get(first_case[0])
+            except ReferenceError as exc:
+                raise SampleFailed("harness_error", failed_case=first_case[0].name, error=str(exc)) from None
+            sent["calibration"] = {"outputs": [
+                {"shape": list(o.shape), "dtype": str(o.dtype).removeprefix("torch.")}
+                for o in outputs if isinstance(o, torch.Tensor)]}
+        return sent
+
+    def calibrate(self) -> list[float]:
+        """What the judge's clock adds to an event time for this problem's outputs, measured before
+        the kernel is loaded: judge milliseconds minus reported milliseconds of null trials."""
+        overhead = []
+        for _ in range(NULL_TRIALS):
+            started = time.perf_counter()
+            self.post({"op": "null_trial"})
+            reply = self.expect("trial", 1 << 36)
+            overhead.append((time.perf_counter() - started) * 1e3 - float(reply.get("ms", 0.0)))
+        self.post({"op": "load"})
+        return overhead
+
+    def request(self, op: str, values: list, **fields) -> list:
+        """Send request `op` with `values` as its inputs; returns what the judge can read back of those
+        inputs afterwards. On CUDA the sandbox first allocates buffers shaped like them, which the judge
+        maps and fills (the judge never lends the kernel its own memory); on the CPU they travel as
+        bytes after the message."""
+        if self.device.type != "cuda":
+            self.send(dict(fields, op=op), values)
+            return values
+        mapped = self.buffers_like(values)
+        self.send(dict(fields, op=op, inputs="buffers"))
+        return mapped
+
+    def buffers_like(self, values: list) -> list:
+        """Sandbox-owned CUDA buffers holding copies of `values` (non-tensors stay as they are)."""
+        specs = [{"dtype": str(v.dtype).removeprefix("torch."), "shape": list(v.shape)} if isinstance(v, torch.Tensor)
+                 else {"value": v} for v in values]
+        self.send({"op": "alloc", "specs": specs})
+        mapped = self.receive_outputs(self.expect("buffers"), "buffers")
+        if len(mapped) != len(values):
+            raise ProtocolViolation("buffers that do not match the inputs")
+        for buffer, value in zip(mapped, values):
+            if isinstance(value, torch.Tensor):
+                if not isinstance(buffer, torch.Tensor) or buffer.shape != value.shape or buffer.dtype != value.dtype:
+                    raise ProtocolViolation("a buffer of the wrong shape or dtype")
+                buffer.copy_(value)
+        torch.cuda.synchronize(self.device)
+        return mapped
+
+    def receive_outputs(self, message: dict, key: str = "outputs") -> list:
         try:
-            refs = self.references.get(index, case)
-        except ReferenceError as exc:
-            return {"case": case.name, "passed": False, "harness_error": True, "reason": str(exc)}
-        try:
-            outs = [import_tensor(d, workdir) if "value" not in d else d["value"]
-                    for d in message.get("outputs", [])]
+            return import_values(message.get(key), message.get("payload", b""))
         except (ValueError, RuntimeError, TypeError, KeyError) as exc:
-            return {"case": case.name, "passed": False, "reason": f"unreadable output: {exc}"}
-        verdict = compare_outputs(refs, outs, self.settings["atol"], self.settings["rtol"])
-        del outs
-        return {"case": case.name, "seed": case.seed, "scale": case.scale, **verdict}
+            raise ProtocolViolation(f"unreadable tensors: {str(exc)[:300]}") from None
+
+    def check_case(self, case: Case) -> None:
+        refs = self.judge.references
+        try:
+            private = refs.inputs(case)
+            expected = refs.get(case, private)
+        except ReferenceError as exc:
+            raise SampleFailed("harness_error", failed_case=case.name, error=str(exc)) from None
+        shared = self.request("call", private)
+        reply = self.expect("output", payload_bound(expected + private))
+        outputs = self.receive_outputs(reply)
+        verdict = compare_outputs(expected, outputs, self.judge.settings["atol"], self.judge.settings["rtol"])
+        verdict = {"case": case.name, **verdict}
+        after = self.receive_outputs(reply, "inputs_after") if "inputs_after" in reply else shared
+        if verdict["passed"] and not _same_values(private, after):
+            verdict.update(passed=False, policy="input_mutated",
+                           reason="the call changed its inputs (the reference leaves them untouched)")
+        elif verdict["passed"] and (reply.get("aliases_input") is True or _aliases(outputs, shared)):
+            verdict.update(passed=False, policy="output_aliases_input",
+                           reason="an output shares memory with an input (the reference returns fresh storage)")
+        self.record["cases"].append(verdict)
+        del outputs, after, shared
+        if not verdict["passed"]:
+            raise SampleFailed("incorrect", failed_case=verdict.get("policy", case.name))
+
+    def measure_memory(self, case: Case) -> None:
+        self.request("memory", self.judge.references.inputs(case))
+        reply = self.expect("memory")
+        self.record["memory_stats"] = _bounded_json(reply.get("stats"))
+
+    def timing_case(self, trial: int, like: Case) -> Case:
+        """Inputs of timed call `trial`: fresh, from the salt, never seen in a correctness case, and
+        scaled like one of the run's cases chosen at random (a kernel that is right only on the
+        visible distribution fails the audits of the others)."""
+        scales = sorted({c["scale"] for c in self.job["cases"] if c.get("hidden_index") is None})
+        seed = derived_seed(self.job["input_salt"], "timed", trial)
+        return Case(f"timed_{trial}", seed, scales[seed % len(scales)])
+
+    def time_trials(self, like: Case) -> None:
+        """Warm-ups and timed calls, each on inputs the judge writes into the shared buffers just
+        before it asks for the call; the judge's clock runs from its request to the reply."""
+        job, refs = self.job, self.judge.references
+        buffers = self.request("timing", refs.inputs(like), flush_l2=job["flush_l2"])
+        self.expect("ready")
+        trials, warmup = job["num_perf_trials"], job["num_warmup"]
+        times, walls, kept, l2_resets = [], [], {}, 0
+        bound = payload_bound(buffers) + payload_bound(refs.get(like))
+        keep = self.trials_to_keep(refs.get(like), trials)
+        for index in range(-warmup, trials):
+            fresh = refs.inputs(self.timing_case(index, like))
+            message = {"op": "trial"}
+            payload = b""
+            if self.device.type == "cuda":
+                for buffer, value in zip(buffers, fresh):
+                    if isinstance(buffer, torch.Tensor):
+                        buffer.copy_(value)
+                torch.cuda.synchronize(self.device)
+            else:
+                message["inputs"], payload = export_values(fresh)
+            started = time.perf_counter()
+            self.post(message, payload)
+            reply = self.expect("trial", bound)
+            wall_ms = (time.perf_counter() - started) * 1e3
+            ms = reply.get("ms")
+            if not isinstance(ms, (int, float)) or isinstance(ms, bool) or not 0 <= ms < 1e7:
+                raise ProtocolViolation(f"a trial time of {str(ms)[:40]!r}")
+            if index < 0:
+                continue
+            times.append(float(ms))
+            walls.append(wall_ms)
+            l2_resets += bool(reply.get("l2_reset"))
+            outputs = self.receive_outputs(reply)
+            if index in keep:
+                kept[index] = [o.clone() if isinstance(o, torch.Tensor) else o for o in outputs]
+            del outputs, fresh
+        self.lap("timing")
+        self.record["runtime_stats"] = dict(summarize(times), num_warmup=warmup, l2_flush=bool(job["flush_l2"]),
+                                            device=str(self.device))
+        if self.device.type == "cuda":
+            self.record["runtime_stats"]["persisting_l2_resets"] = l2_resets
+        self.record["judge_wall_stats"] = summarize(walls)
+        self.record["judge_clock_overhead_ms"] = summarize(self.null_overhead)
+        self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, self.null_overhead,
+                                                calibrated=self.device.type == "cuda")
+        self.audit(kept, like)
+
+    def trials_to_keep(self, expected: list, trials: int) -> set:
+        """The timed calls whose outputs the judge copies, for audits chosen after the phase: all of
+        them within AUDIT_BUDGET_BYTES, else a secret random subset (at least NUM_AUDITS). The kernel
+        cannot tell a kept call from another until after it has answered it."""
+        size = max(1, sum(o.nbytes for o in expected if isinstance(o, torch.Tensor)))
+        count = max(NUM_AUDITS, min(trials, AUDIT_BUDGET_BYTES // size))
+        return set(secrets.SystemRandom().sample(range(trials), min(trials, count)))
+
+    def audit(self, kept: dict, like: Case) -> None:
+        """Compare timed outputs chosen now, after the timed phase, with the reference: one call of each
+        input scale the timed calls used (so a shortcut right on one distribution only is caught), then
+        random others up to NUM_AUDITS."""
+        refs, rng = self.judge.references, secrets.SystemRandom()
+        by_scale: dict[float, list] = {}
+        for trial in kept:
+            by_scale.setdefault(self.timing_case(trial, like).scale, []).append(trial)
+        chosen = {rng.choice(trials) for trials in by_scale.values()}
+        rest = [t for t in kept if t not in chosen]
+        chosen |= set(rng.sample(rest, max(0, min(len(rest), NUM_AUDITS - len(chosen)))))
+        chosen = sorted(chosen)
+        for trial in chosen:
+            case = self.timing_case(trial, like)
+            try:
+                expected = refs.run(refs.inputs(case))
+            except ReferenceError as exc:
+                raise SampleFailed("harness_error", failed_case=case.name, error=str(exc)) from None
+            verdict = compare_outputs(expected, kept[trial], self.judge.settings["atol"], self.judge.settings["rtol"])
+            verdict.update(case=f"timed_call_{trial}", timed_trial=trial)
+            self.record.setdefault("timed_checks", []).append(verdict)
+            if not verdict["passed"]:
+                raise SampleFailed("incorrect", failed_case=f"timed_call_{trial}")
 
 
-def _timed_checks(job: dict) -> dict:
-    """Which inputs the timed calls rotate through (the first correctness trials) and which timed
-    calls are handed over for checking: one per input set, drawn here where the kernel has no say."""
-    names = [c["name"] for c in job["cases"] if c["name"].startswith("trial_")][:ROTATION_SETS]
-    trials = job["num_perf_trials"]
-    checked = [j + len(names) * secrets.randbelow(max(1, (trials - j + len(names) - 1) // len(names)))
-               for j in range(min(len(names), trials))]
-    return {"rotation_cases": names, "checked_trials": checked}
+def _survivors(sandbox: Sandbox) -> list[int]:
+    """Processes of the sandbox's uid still alive after it was killed (the PID namespace should have
+    ended them all); they are killed and named in the record, never left running."""
+    if sandbox.uid is None:
+        return []
+    deadline = time.monotonic() + 2
+    while (left := processes_of_uid(sandbox.uid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return left
 
 
-def timing_flags(stats: dict, wall_seconds: float) -> list[str]:
-    """Cross-check the sandbox's reported times against the judge's own clock around the timed phase
-    (warm-ups and timed calls): more reported time than elapsed is impossible, far less is suspicious."""
+def _aliases(outputs: list, inputs: list) -> bool:
+    """Whether an output's memory overlaps an input's, seen in the judge's own mappings (CUDA)."""
+    spans = [(x.data_ptr(), x.data_ptr() + x.nbytes) for x in inputs
+             if isinstance(x, torch.Tensor) and x.is_cuda and x.nbytes]
+    for out in outputs:
+        if isinstance(out, torch.Tensor) and out.is_cuda and out.nbytes:
+            start, end = out.data_ptr(), out.data_ptr() + out.nbytes
+            if any(start < e and s < end for s, e in spans):
+                return True
+    return False
+
+
+def _same_values(before: list, after: list) -> bool:
+    if len(before) != len(after):
+        return False
+    for a, b in zip(before, after):
+        if isinstance(a, torch.Tensor):
+            if not isinstance(b, torch.Tensor) or a.shape != b.shape or a.dtype != b.dtype:
+                return False
+            if not torch.equal(a, b.to(a.device)):
+                return False
+    return True
+
+
+def _bounded_json(value, limit: int = 4000):
+    """A small JSON value from the sandbox, or None: the judge stores nothing large or odd."""
+    import json
+
     try:
-        calls = stats["num_trials"] + stats.get("num_warmup", 0)
-        reported = stats["mean"] * calls / 1e3
-    except (KeyError, TypeError):
-        return ["timing_unreadable: the timing message lacks mean/num_trials"]
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        return None
+    return value if len(text) <= limit else None
+
+
+def timing_flags(stats: dict, times: list, walls: list, null_overhead: list, calibrated: bool) -> list[str]:
+    """The judge's clock against the reported event times, trial by trial: a call cannot take longer
+    than the judge waited for it, and a call much shorter than that is suspicious (beyond what the null
+    trials showed the judge's clock adds). `calibrated` (CUDA, where the clock is steady enough): the
+    median gap between the judge's clock and the reported time may exceed the null trials' median gap
+    by at most SLACK_FRACTION of the reported time plus SLACK_MS."""
     flags = []
     resets = stats.get("persisting_l2_resets")
     if resets is not None and resets < stats["num_trials"]:
         flags.append(f"persisting_l2_not_reset: {resets} of {stats['num_trials']} trials")
-    if reported > wall_seconds * 1.05 + 0.01:
-        return flags + [f"timing_exceeds_wall_clock: {reported:.3f} s reported in {wall_seconds:.3f} s"]
-    # Allowance for what the timer rightly leaves out: L2 flushes, synchronisation, Python per call.
-    if wall_seconds > 2 * reported + 0.1 + 0.002 * calls:
-        return flags + [f"timing_far_below_wall_clock: {reported:.3f} s reported, {wall_seconds:.3f} s elapsed"]
+    over = sum(1 for t, w in zip(times, walls) if t > w * 1.01 + 0.05)
+    if over:
+        flags.append(f"timing_exceeds_wall_clock: {over} of {len(times)} trials reported more than the judge waited")
+    reported, waited = sum(times) / 1e3, sum(walls) / 1e3
+    # What the event times rightly leave out (flushes, synchronisation, messages), as the null trials saw it.
+    overhead = statistics.median(null_overhead) * len(times) / 1e3 if null_overhead else 0.002 * len(times)
+    if waited > 2 * (reported + overhead) + 0.1:
+        flags.append(f"timing_far_below_wall_clock: {reported:.3f} s reported, {waited:.3f} s waited")
+    if calibrated and null_overhead:
+        gap = statistics.median(w - t for t, w in zip(times, walls)) - statistics.median(null_overhead)
+        allowed = SLACK_FRACTION * statistics.median(times) + SLACK_MS
+        if gap > allowed:
+            flags.append(f"timing_below_judge_clock: the judge waited {gap:.4f} ms per call more than the reported "
+                         f"time explains (allowed {allowed:.4f} ms)")
     return flags
 
 
@@ -295,20 +571,39 @@ def _remove_stale_locks(kernel_build_dir: Path) -> None:
     """A build killed mid-way leaves cpp_extension's lock file, which would block every later load
     of this kernel; only this kernel's own directory is touched."""
     for lock in kernel_build_dir.glob("*/lock"):
-        lock.unlink(missing_ok=True)
+        # The kernel's process could plant a symbolic link here: touch only regular files in real folders.
+        if not lock.parent.is_symlink() and lock.is_file() and not lock.is_symlink():
+            lock.unlink(missing_ok=True)
 
 
-def _describe_exit(code, detail: str) -> str:
+def _describe_exit(code, detail: str, sandbox: Sandbox) -> tuple[str, str]:
+    """Status and message for a sandbox that stopped answering."""
+    from .jail import JAIL_FAILED, LIMIT_SIGNALS
+
+    if code == JAIL_FAILED:
+        return "harness_error", "the jail could not be set up (its reason is in log_tail)"
     if code is None:
-        return f"the kernel's process stopped answering ({detail})"
+        return "crashed", f"the kernel's process stopped answering ({detail})"
     if code < 0:
-        return f"the kernel's process was killed by signal {signal.Signals(-code).name}"
-    return f"the kernel's process exited with code {code} before finishing"
+        name = signal.Signals(-code).name
+        if name in LIMIT_SIGNALS:
+            return "resource_limit", f"{LIMIT_SIGNALS[name]}: the kernel's process was killed by {name}"
+        return "crashed", f"the kernel's process was killed by signal {name}"
+    signalled = code - 128 if code > 128 else None  # unshare reports its child's signal as 128+n
+    if signalled and signal.Signals(signalled).name in LIMIT_SIGNALS:
+        name = signal.Signals(signalled).name
+        return "resource_limit", f"{LIMIT_SIGNALS[name]}: the kernel's process was killed by {name}"
+    if signalled:
+        return "crashed", f"the kernel's process was killed by signal {signal.Signals(signalled).name}"
+    return "crashed", f"the kernel's process exited with code {code} before finishing"
 
 
 def _tail(path: Path, limit: int = 3000) -> str:
     try:
-        return path.read_bytes()[-limit:].decode(errors="replace")
+        with open(path, "rb") as handle:
+            handle.seek(0, 2)
+            handle.seek(max(0, handle.tell() - limit))
+            return handle.read().decode(errors="replace")
     except OSError:
         return ""
 

@@ -1,16 +1,25 @@
-"""Starting and stopping sandbox processes, without importing torch (see worker.py for why)."""
+"""Starting and stopping sandbox processes, without importing torch (see worker.py for why).
+
+With the jail on (the default), a sandbox starts inside its own namespaces (jail.unshare_command) with
+an allow-listed environment; its output goes through a pipe that the judge drains into the job's log,
+and a sandbox that writes more than the log cap is killed (resource_limit: log_size).
+"""
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+import threading
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import jail
 from .channel import Channel
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
@@ -18,6 +27,75 @@ PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 # the H200 host) overlaps the evaluations before theirs. One is not enough: a 2.5 s evaluation would
 # then wait for the next sandbox.
 SPARE_SANDBOXES = 2
+_SANDBOX_COUNTER = itertools.count()
+
+
+class LogPump(threading.Thread):
+    """Copies a sandbox's output into its log file up to `limit` bytes; past that, kills it."""
+
+    def __init__(self, source: int, log_path: Path, limit: int, process: subprocess.Popen):
+        super().__init__(daemon=True)
+        self.source, self.log_path, self.limit, self.process = source, log_path, limit, process
+        self.exceeded = False
+
+    def run(self) -> None:
+        written = 0
+        with open(self.log_path, "wb") as log:
+            while chunk := os.read(self.source, 1 << 16):
+                keep = chunk[: max(0, self.limit - written)]
+                log.write(keep)
+                written += len(chunk)
+                if written > self.limit and not self.exceeded:
+                    self.exceeded = True
+                    log.write(b"\n[log cap reached: the sandbox was stopped]\n")
+                    log.flush()
+                    kill_group(self.process, wait=False)
+        os.close(self.source)
+
+
+class LimitWatch(threading.Thread):
+    """Polled every quarter second while the sandbox runs: kills it when its build directory (on the
+    host's disk, where each file is capped by RLIMIT_FSIZE but their number is not) grows past
+    `build_limit` bytes, and notes the most processes and CPU seconds its uid had (to name a process
+    or CPU limit it hit)."""
+
+    def __init__(self, folder: Path, build_limit: int, uid: int, process: subprocess.Popen):
+        super().__init__(daemon=True)
+        self.folder, self.limit, self.uid, self.process = folder, build_limit, uid, process
+        self.exceeded, self.most_processes, self.most_cpu_seconds = False, 0, 0.0
+
+    def run(self) -> None:
+        while self.process.poll() is None:
+            tasks, cpu = usage_of_uid(self.uid)
+            self.most_processes = max(self.most_processes, tasks)
+            self.most_cpu_seconds = max(self.most_cpu_seconds, cpu)
+            if folder_bytes(self.folder) > self.limit:
+                self.exceeded = True
+                kill_group(self.process, wait=False)
+                return
+            time.sleep(0.25)
+
+
+def _says_out_of_processes(log_path: Path) -> bool:
+    try:
+        with open(log_path, "rb") as log:
+            log.seek(0, 2)
+            log.seek(max(0, log.tell() - 8192))
+            tail = log.read().decode(errors="replace")
+    except OSError:
+        return False
+    return "Resource temporarily unavailable" in tail and ("fork" in tail or "hread" in tail)
+
+
+def folder_bytes(folder: Path) -> int:
+    total = 0
+    for root, _, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
+    return total
 
 
 @dataclass
@@ -27,10 +105,77 @@ class Sandbox:
     process: subprocess.Popen
     channel: Channel
     workdir: Path
+    uid: int | None = None
+    pump: LogPump | None = None
+    limits: dict = field(default_factory=dict)
+    limit_watch: LimitWatch | None = None
+
+    @property
+    def log_path(self) -> Path:
+        return self.workdir / "log.txt"
+
+    @property
+    def build_dir(self) -> Path:
+        """On the host: the folder the jail sees as /build."""
+        return self.workdir / "build"
+
+    def seed_build(self, cached: Path) -> str:
+        """Copy a kernel's cached build (if any) into this sandbox's own build folder; returns the path
+        the sandbox builds in. Unjailed, the sandbox builds in the cache itself."""
+        if self.uid is None:
+            return str(cached)
+        if cached.is_dir():
+            shutil.copytree(cached, self.build_dir, symlinks=True, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns("lock"))
+            for root, dirs, files in os.walk(self.build_dir):
+                for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
+                    os.lchown(name, self.uid, self.uid)
+        self.limit_watch = LimitWatch(self.build_dir, int(self.limits["build_mb"]) << 20, self.uid, self.process)
+        self.limit_watch.start()
+        return jail.JAIL_BUILD_DIR
+
+    def harvest_build(self, cached: Path) -> None:
+        """After a build that succeeded, keep it in the content-addressed cache (first one wins). Only
+        regular files and folders are copied, never links or lock files."""
+        if self.uid is None or cached.exists() or not self.build_dir.is_dir():
+            return
+        staging = cached.with_name(cached.name + f".tmp{os.getpid()}")
+        shutil.rmtree(staging, ignore_errors=True)
+        for root, dirs, files in os.walk(self.build_dir):
+            target = staging / Path(root).relative_to(self.build_dir)
+            target.mkdir(parents=True, exist_ok=True)
+            for name in files:
+                source = Path(root) / name
+                if name != "lock" and source.is_file() and not source.is_symlink():
+                    shutil.copy2(source, target / name)
+        try:
+            staging.rename(cached)
+        except OSError:  # another judge kept the same build first
+            shutil.rmtree(staging, ignore_errors=True)
+
+    def limit_exceeded(self) -> str | None:
+        if self.limit_watch is not None and (self.limit_watch.exceeded or
+                                             folder_bytes(self.limit_watch.folder) > self.limit_watch.limit):
+            shutil.rmtree(self.limit_watch.folder, ignore_errors=True)
+            return f"build_size: the kernel's build directory grew past {self.limits['build_mb']} MiB (removed)"
+        if self.limit_watch is not None and self.limit_watch.most_cpu_seconds >= self.limits["max_cpu_seconds"] - 1:
+            return f"cpu_time: a process of the kernel used {self.limit_watch.most_cpu_seconds:.0f} CPU seconds, the limit"
+        if self.limit_watch is not None and self.limit_watch.most_processes >= self.limits["max_processes"] - 2:
+            return f"processes: the kernel's uid ran {self.limit_watch.most_processes} processes and threads, the limit"
+        if self.pump is not None:
+            self.pump.join(timeout=5)
+            if self.pump.exceeded:
+                return f"log_size: the kernel's process wrote more than {self.limits.get('log_mb')} MiB of output"
+            if self.uid is not None and _says_out_of_processes(self.log_path):
+                # Between two polls of the watch: the kernel's own output names the failed fork or thread.
+                return "processes: the kernel's process could not start a process or thread (the limit)"
+        return None
 
     def close(self) -> None:
         os.close(self.channel.read_fd)
         os.close(self.channel.write_fd)
+        if self.pump is not None:
+            self.pump.join(timeout=5)
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def discard(self) -> None:
@@ -39,30 +184,72 @@ class Sandbox:
         self.close()
 
 
-def start_sandbox(child_env: dict) -> Sandbox:
-    """Start `python -m kernelbench_verified.evaluate.sandbox` in a new session and a private directory; it
-    imports torch and then waits on its channel for one job."""
+def start_sandbox(child_env: dict, jail_limits: dict | None = None) -> Sandbox:
+    """Start `python -m kernelbench_verified.evaluate.sandbox` in a new session and a private
+    directory (inside the jail's namespaces unless `jail_limits` is None); it imports torch and then
+    waits on its channel for one job."""
     workdir = Path(tempfile.mkdtemp(prefix="kbv_job_"))
     to_child_r, to_child_w = os.pipe()
     from_child_r, from_child_w = os.pipe()
-    env = dict(child_env)
+    env = jail.allowed_environment(child_env) if jail_limits is not None else dict(child_env)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [PACKAGE_PARENT, env.get("PYTHONPATH")]))
-    with open(workdir / "log.txt", "wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "kernelbench_verified.evaluate.sandbox", str(to_child_r), str(from_child_w)],
-            pass_fds=(to_child_r, from_child_w), stdin=subprocess.DEVNULL, stdout=log,
-            stderr=subprocess.STDOUT, env=env, cwd=workdir, start_new_session=True)
-    os.close(to_child_r)
-    os.close(from_child_w)
-    return Sandbox(process, Channel(from_child_r, to_child_w), workdir)
+    # The interpreter's own bin (a venv's ninja) first: shims elsewhere on PATH are not in the jail.
+    env["PATH"] = os.pathsep.join(filter(None, [os.path.dirname(sys.executable), env.get("PATH")]))
+    command = [sys.executable, "-m", "kernelbench_verified.evaluate.sandbox", str(to_child_r), str(from_child_w)]
+    uid = None
+    if jail_limits is not None:
+        uid = jail.jail_uid(os.getpid() * 64 + next(_SANDBOX_COUNTER))
+        spec = dict(jail_limits, uid=uid, staging_dir=str(workdir / "root"), build_dir=str(workdir / "build"))
+        command = jail.command(spec, command + ["--jailed"])
+    log_r, log_w = os.pipe()
+    process = subprocess.Popen(command, pass_fds=(to_child_r, from_child_w), stdin=subprocess.DEVNULL,
+                               stdout=log_w, stderr=log_w, env=env, cwd=workdir, start_new_session=True)
+    for fd in (to_child_r, from_child_w, log_w):
+        os.close(fd)
+    limits = dict(jail_limits or {})
+    pump = LogPump(log_r, workdir / "log.txt", int(limits.get("log_mb", 64)) << 20, process)
+    pump.start()
+    return Sandbox(process, Channel(from_child_r, to_child_w), workdir, uid, pump, limits)
 
 
-def kill_group(process: subprocess.Popen) -> bool:
-    """Kill the sandbox and everything it started; True if it was still running."""
+def kill_group(process: subprocess.Popen, wait: bool = True) -> bool:
+    """Kill the sandbox and everything it started; True if it was still running. In the jail the
+    namespace's pid 1 dies with it, so the kernel takes every process there along."""
     was_running = process.poll() is None
     try:
         os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
+    except (ProcessLookupError, PermissionError):
         pass
-    process.wait()
+    if wait:
+        process.wait()
     return was_running
+
+
+def _uid_status(uid: int):
+    """(pid, thread count, CPU seconds) of every process on this host whose real uid is `uid`."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as status:
+                fields = dict(line.split(":", 1) for line in status if ":" in line)
+            if int(fields.get("Uid", "-1").split()[0]) != uid or fields.get("State", "").strip().startswith(("Z", "X")):
+                continue  # a zombie has ended already; only its parent's wait is missing
+            with open(f"/proc/{entry}/stat") as stat:
+                after_name = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, ValueError, IndexError):
+            continue
+        yield int(entry), int(fields.get("Threads", "1")), (int(after_name[11]) + int(after_name[12])) / ticks
+
+
+def processes_of_uid(uid: int) -> list[int]:
+    """Pids still running as `uid` (a jailed sandbox's uid): none may outlive it."""
+    return [pid for pid, _, _ in _uid_status(uid)]
+
+
+def usage_of_uid(uid: int) -> tuple[int, float]:
+    """Processes and threads of `uid` (as RLIMIT_NPROC counts them) and the most CPU seconds one of
+    its processes has used (as RLIMIT_CPU counts them)."""
+    rows = list(_uid_status(uid))
+    return sum(r[1] for r in rows), max((r[2] for r in rows), default=0.0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import queue
+import secrets
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,11 +20,13 @@ from tqdm import tqdm
 
 from .build import arch_list, build_dir, build_key
 from ..config import (child_visible_devices, parse_subset, perf_trials, require_choice, require_int, resolve_devices,
+                      safe_run_name,
                      trials_by_level)
 from ..measure.correctness import DEFAULT_TOLERANCE
 from ..errors import UserError
 from ..problems.hidden_tests import DEFAULT_HIDDEN_DIR, hidden_path
 from ..problems.inputs import PRECISIONS, correctness_cases
+from . import jail
 from .judge import Judge
 from ..problems.load import Problem, list_problems, load_module
 from ..results import ResultStore, new_record, read_json, write_json_atomic
@@ -75,7 +78,41 @@ def settings_from_config(cfg: DictConfig) -> dict:
         "reference_cache_gb": float(cfg.reference_cache_gb),
         "arch_list": arch_list(cfg.gpu_arch),
         "static_check": require_policy(cfg.static_check),
+        "sandbox": require_choice(cfg, "sandbox", ("jail", "none")),
+        "jail": jail_limits(cfg),
+        "input_salt": str(cfg.input_salt) if cfg.input_salt is not None else secrets.token_hex(16),
     }
+
+
+JAIL_LIMIT_KEYS = ("host_memory_gb", "processes", "file_mb", "cpu_seconds", "log_mb", "job_mb", "tmp_mb",
+                   "build_mb")
+
+
+def jail_limits(cfg: DictConfig) -> dict | None:
+    """The jail's limits (None with sandbox=none); refuses to go on when the jail cannot start here."""
+    if cfg.sandbox == "none":
+        return None
+    limits = dict(cfg.jail_limits)
+    unknown = sorted(set(limits) - set(JAIL_LIMIT_KEYS))
+    if unknown:
+        raise UserError(f"unknown jail_limits key(s) {unknown}: use {', '.join(JAIL_LIMIT_KEYS)}")
+    for key in JAIL_LIMIT_KEYS:
+        value = limits.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise UserError(f"jail_limits.{key}={value!r} must be a positive number")
+    why_not = jail.available()
+    if why_not:
+        raise UserError(f"the kernel jail cannot start here: {why_not}. Untrusted kernels are not run "
+                        "without it; pass sandbox=none to run them unconfined (recorded in every record)")
+    return {"max_host_memory_gb": limits["host_memory_gb"] if _cpu_only(cfg) else None,
+            "max_processes": int(limits["processes"]) if os.geteuid() == 0 else 1 << 20,
+            "max_file_mb": int(limits["file_mb"]), "max_cpu_seconds": int(limits["cpu_seconds"]),
+            "log_mb": int(limits["log_mb"]), "job_mb": int(limits["job_mb"]), "tmp_mb": int(limits["tmp_mb"]),
+            "build_mb": int(limits["build_mb"])}
+
+
+def _cpu_only(cfg: DictConfig) -> bool:
+    return resolve_devices(cfg.device, 1)[0] == "cpu"
 
 
 def problems_for(cfg: DictConfig) -> list[Problem]:
@@ -86,27 +123,47 @@ def problems_for(cfg: DictConfig) -> list[Problem]:
     return list_problems(cfg.level, cfg.problems_dir, parse_subset(cfg.subset))
 
 
-def _job(problem: Problem, sid: int, path: Path, settings: dict, hidden: Path | None, cases: list,
+def _job(problem: Problem, sid: int, source: str, settings: dict, hidden: Path | None, cases: list,
          build_root: Path, device: str, mode: str) -> dict:
-    source = path.read_text(errors="replace")
+    """One sample's job: the kernel travels as the source text that was read and checked once."""
     key = build_key(source, settings["arch_list"], f"precision={settings['precision']}")
     return dict(settings, key=f"{problem.pid}_{sid}", mode=mode, device=device,
                 num_perf_trials=perf_trials(settings, problem.level),
                 problem_path=str(problem.path), hidden_path=str(hidden) if hidden else None,
-                kernel_path=str(path.resolve()), build_key=key, build_dir=str(build_dir(build_root, key)),
-                cases=cases)
+                kernel_source=source, build_key=key, build_dir=str(build_dir(build_root, key)), cases=cases)
 
 
 def case_list(settings: dict, hidden: Path | None) -> list[dict]:
     module = load_module(hidden) if hidden else None
-    return [c.to_dict() for c in correctness_cases(settings["num_correct_trials"], settings["seed"], module)]
+    cases = correctness_cases(settings["num_correct_trials"], settings["seed"], module, settings["input_salt"])
+    return [c.to_dict() for c in cases]
+
+
+def read_kernel(path: Path, run_dir: Path) -> str:
+    """The kernel file's text, read once; a symlink or a file outside the run folder is refused."""
+    if path.is_symlink():
+        raise KernelRefused(f"{path.name} is a symbolic link; kernel files must be regular files in the run folder")
+    if path.resolve().parent != run_dir.resolve() or not path.is_file():
+        raise KernelRefused(f"{path.name} is not a regular file inside {run_dir}")
+    data = path.read_bytes()
+    if len(data) > MAX_KERNEL_BYTES:
+        raise KernelRefused(f"{path.name} is {len(data)} bytes, more than the {MAX_KERNEL_BYTES} allowed")
+    return data.decode("utf-8", errors="replace")
+
+
+MAX_KERNEL_BYTES = 4 << 20
+
+
+class KernelRefused(Exception):
+    """A kernel file that is not evaluated at all (recorded as refused_kernel)."""
 
 
 def child_environment(settings: dict, build_root: Path, visible_devices: str) -> dict:
     env = dict(os.environ)
     env["TORCH_CUDA_ARCH_LIST"] = settings["arch_list"]
-    env["TORCH_EXTENSIONS_DIR"] = str(build_root)
-    env["TRITON_CACHE_DIR"] = str(build_root / "triton")
+    # Extensions are routed into the kernel's own build directory; these catch-alls stay private.
+    env["TORCH_EXTENSIONS_DIR"] = "/tmp/torch_extensions" if settings.get("jail") else str(build_root)
+    env["TRITON_CACHE_DIR"] = "/tmp/triton" if settings.get("jail") else str(build_root / "triton")
     env["CUDA_VISIBLE_DEVICES"] = visible_devices
     return env
 
@@ -156,7 +213,7 @@ class Progress:
 
 def evaluate_run(cfg: DictConfig) -> int:
     settings = settings_from_config(cfg)
-    run_dir = Path(cfg.runs_dir) / str(cfg.run_name)
+    run_dir = Path(cfg.runs_dir) / safe_run_name(cfg.run_name)
     if not run_dir.is_dir():
         raise UserError(f"run folder {run_dir} not found (check run_name= and runs_dir=)")
     problems = problems_for(cfg)
@@ -171,7 +228,8 @@ def evaluate_run(cfg: DictConfig) -> int:
     build_root = Path(cfg.kernel_eval_build_dir).resolve()
     context = {"device": devices[0], "precision": settings["precision"],
                "tf32_mode": settings["tf32_mode"], "atol": settings["atol"], "rtol": settings["rtol"],
-               "use_hidden_tests": bool(cfg.use_hidden_tests), "seed": settings["seed"]}
+               "use_hidden_tests": bool(cfg.use_hidden_tests), "seed": settings["seed"],
+               "input_salt": settings["input_salt"], "sandbox": settings["sandbox"]}
     recorder = Recorder(store, context, settings["static_check"])
 
     jobs, skipped = [], 0
@@ -182,12 +240,18 @@ def evaluate_run(cfg: DictConfig) -> int:
             path = kernel_path(run_dir, cfg.level, problem.pid, sid)
             if store.has(key):
                 skipped += 1
-            elif not path.is_file():
+            elif not (path.is_file() or path.is_symlink()):
                 recorder.save(problem, sid, {"eval_status": "missing_kernel", "error": f"{path.name} not found"})
-            elif not _screen(recorder, problem, sid, path, settings):
-                cases = cases or case_list(settings, hidden[problem.pid])
-                jobs.append((problem, sid, _job(problem, sid, path, settings, hidden[problem.pid], cases,
-                                                build_root, devices[0], "eval")))
+            else:
+                try:
+                    source = read_kernel(path, run_dir)
+                except KernelRefused as exc:
+                    recorder.save(problem, sid, {"eval_status": "refused_kernel", "error": str(exc)})
+                    continue
+                if not _screen(recorder, problem, sid, source, settings):
+                    cases = cases or case_list(settings, hidden[problem.pid])
+                    jobs.append((problem, sid, _job(problem, sid, source, settings, hidden[problem.pid], cases,
+                                                    build_root, devices[0], "eval")))
     print(f"{len(jobs)} kernel(s) to evaluate, {skipped} already done, on {devices[0]} x{len(devices)}; "
           f"results -> {store.path}")
     if cfg.build_cache and jobs:
@@ -212,11 +276,11 @@ def warn_if_incomparable(kernels_file: Path, baseline_file: Path) -> None:
                   file=sys.stderr)
 
 
-def _screen(recorder: Recorder, problem: Problem, sid: int, path: Path, settings: dict) -> bool:
-    """Static checks of the kernel file; True when the policy rejects it without running it."""
+def _screen(recorder: Recorder, problem: Problem, sid: int, source: str, settings: dict) -> bool:
+    """Static checks of the kernel's source; True when the policy rejects it without running it."""
     if settings["static_check"] == "off":
         return False
-    findings = check_source(path.read_text(errors="replace"), settings["precision"])
+    findings = check_source(source, settings["precision"])
     recorder.findings[f"{problem.pid}_{sid}"] = findings
     if not rejecting_codes(findings, settings["static_check"]):
         return False
@@ -246,7 +310,8 @@ def precompile(jobs: list, settings: dict, build_root: Path, workers: int, recor
 def _build_once(judge: Judge, job: dict) -> dict:
     """Precompile one kernel unless its build directory already holds the (deterministic) outcome:
     the key covers source, toolchain, architectures and flags, so a re-run compiles nothing."""
-    marker = Path(job["build_dir"]) / "build_result.json"
+    # Beside the build directories, never inside one: the kernel's process can write its own.
+    marker = Path(job["build_dir"]).parent / "outcomes" / f"{job['build_key']}.json"
     if marker.is_file():
         return read_json(marker, "build marker")
     built = judge.evaluate(dict(job, mode="compile", device="cpu", timeout=job["compile_timeout"]))

@@ -1,11 +1,17 @@
 """The kernel's process: untrusted code runs here and nowhere else.
 
-Started by the judge as `python -m kernelbench_verified.evaluate.sandbox READ_FD WRITE_FD`, before its job is
-known, so that importing torch overlaps the previous kernel's evaluation; the job arrives as the first
-message. It loads
-the problem and the kernel file (compiling its extensions into the kernel's own build directory),
-builds ModelNew, and for each correctness case produces the output and hands it to the judge, which
-compares it with its own reference. Then it measures peak memory and time. It never decides a verdict.
+Started by the judge inside the jail (jail.py: its own namespaces, root, uid and limits) as `python -m
+kernelbench_verified.evaluate.sandbox READ_FD WRITE_FD --jailed`, before its job is known, so that
+importing torch overlaps the previous kernel's evaluation; the seccomp filter goes on before torch is
+imported. The job arrives as the first message; the process writes the kernel's source, exactly the
+bytes the evaluator checked, into its private /job and loads it (compiling its extensions into its own
+build directory, /build) and builds ModelNew from the arguments the judge sends.
+
+From then on it only answers the judge: "call" (run the model on these inputs, hand back the
+outputs), "memory", "timing" and one "trial" per timed call (inputs the judge wrote just before,
+raw event times back), "end". It never sees a problem file, a hidden test, a seed, a scale or the
+name of a case, and it decides nothing: the judge compares, computes statistics and records.
+Everything it says is checked by the judge, which treats this process as hostile.
 """
 
 from __future__ import annotations
@@ -17,15 +23,23 @@ import time
 import traceback
 from pathlib import Path
 
+if __name__ == "__main__" and "--jailed" in sys.argv:
+    from . import jail as _jail
+
+    _jail.confine()  # the seccomp filter, before anything else is imported or any job arrives
+
 import torch
 
 from . import integrity
 from .build import trim_compiler_output
 from .channel import Channel
-from ..problems.inputs import PRECISIONS, Case, build_model, case_inputs
+from .transport import DTYPES, export_values, import_values
+from ..measure.timing import peak_memory, precision_flags, set_tf32_mode, timed_call, trial_tools
+from ..problems.inputs import PRECISIONS, construct_model
 from ..problems.load import load_module
-from ..measure.timing import peak_memory, precision_flags, set_tf32_mode, time_function
-from .transport import export_tensor
+
+# The largest CPU payload (inputs) the judge may send in one message.
+MAX_INPUT_PAYLOAD = 1 << 36
 
 
 class CompileFailure(Exception):
@@ -75,151 +89,169 @@ def _flatten(output) -> list:
 
 
 def _load_kernel(job: dict, channel: Channel):
+    """Import the kernel from the source the judge sent (never from its path in the run folder)."""
     build_dir = Path(job["build_dir"])
     _route_extension_builds(build_dir, job["build_key"][:12])
+    path = Path(job["workdir"]) / f"kernel_{job['build_key'][:12]}.py"
+    path.write_text(job["kernel_source"])
     try:
-        return load_module(job["kernel_path"], f"kernel_{job['build_key'][:12]}")
+        return load_module(path, f"kernel_{job['build_key'][:12]}")
     except CompileFailure as exc:
-        channel.send({"event": "error", "status": "compile_error",
-                      "message": "extension build failed",
+        channel.send({"event": "error", "status": "compile_error", "message": "extension build failed",
                       "compiler_output": trim_compiler_output(str(exc))})
     except BaseException as exc:  # a syntax error or any failure while importing the file
         _error(channel, "load_error", exc)
     return None
 
 
+class Session:
+    """The model and the judge's requests, one at a time."""
+
+    def __init__(self, job: dict, channel: Channel, model):
+        self.job, self.channel, self.model = job, channel, model
+        self.device = torch.device(job["device"])
+        self.buffers: list = []
+        self.flags: list[str] = []
+
+    def _inputs(self, message: dict) -> list:
+        """The request's inputs: the buffers the judge filled (CUDA) or the bytes that came with it."""
+        if message.get("inputs") == "buffers":
+            return self.buffers_given
+        return import_values(message.get("inputs"), message.get("payload", b""))
+
+    def alloc(self, message: dict) -> None:
+        """Buffers for the next request's inputs, which the judge maps and fills."""
+        self.buffers_given = [torch.empty(s["shape"], dtype=DTYPES[s["dtype"]], device=self.device)
+                              if "shape" in s else s.get("value") for s in message["specs"]]
+        torch.cuda.ipc_collect()  # the previous request's buffers, which the judge no longer maps
+        self.channel.send({"event": "buffers", "buffers": export_values(self.buffers_given)[0]})
+
+    def call(self, message: dict) -> None:
+        inputs = self._inputs(message)
+        watch = integrity.CallWatch(inputs)
+        with torch.no_grad():
+            outputs = _flatten(self.model(*inputs))
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+        output_flags = integrity.output_flags(outputs, inputs)
+        self.flags += watch.flags() + output_flags
+        descs, payload = export_values(outputs)
+        # Only a report against itself: on the CPU the judge cannot see this process's memory (on CUDA
+        # it checks the addresses itself), and an honest kernel that aliases its input fails either way.
+        reply = {"event": "output", "outputs": descs,
+                 "aliases_input": any(f.startswith("output_aliases_input") for f in output_flags)}
+        if self.device.type != "cuda":  # the judge checks that the call left its inputs as they were
+            reply["inputs_after"], input_bytes = export_values(inputs)
+            for d in reply["inputs_after"]:
+                if "offset" in d:
+                    d["offset"] += len(payload)
+            payload += input_bytes
+        self.channel.send(reply, payload)
+
+    def memory(self, message: dict) -> None:
+        inputs = self._inputs(message)
+        with torch.no_grad():
+            stats = peak_memory(lambda: self.model(*inputs), self.device)
+        self.channel.send({"event": "memory", "stats": stats})
+
+    def timing(self, message: dict) -> None:
+        """Keep the judge's input buffers; each trial then reads what the judge wrote into them."""
+        self.buffers = self._inputs(message)
+        self.tools = trial_tools(self.device, bool(message.get("flush_l2")))
+        self.threads_before = len(integrity.STARTED_THREADS)
+        self.channel.send({"event": "ready"})
+
+    def trial(self, message: dict) -> None:
+        if self.device.type != "cuda" and message.get("inputs") is not None:
+            for buffer, value in zip(self.buffers, self._inputs(message)):
+                if isinstance(buffer, torch.Tensor):
+                    buffer.copy_(value)
+        with torch.no_grad():
+            output, ms = timed_call(lambda: self.model(*self.buffers), self.device, self.tools)
+        send_reply(self.channel, {"event": "trial", "ms": ms, "l2_reset": self.tools.last_reset}, _flatten(output))
+
+    def end(self) -> None:
+        self.flags += integrity.threads_started_since(getattr(self, "threads_before", len(integrity.STARTED_THREADS)))
+        self.flags += [f"harness_patched: {name}" for name in integrity.replaced_since(self.job["watched"])]
+        self.channel.send({"event": "bye", "precision_flags": precision_flags(), "reports": sorted(set(self.flags))})
+
+
+def calibrate(job: dict, channel: Channel, device: torch.device) -> None:
+    """Null trials before any kernel code is loaded, so the judge learns what its clock adds to an
+    event time here (messages, flush, synchronisation) while this process is still its own: empty
+    outputs shaped like the reference's, through the same timed_call and transport."""
+    shapes = job.get("calibration", {}).get("outputs", [])
+    dtypes = [DTYPES.get(s["dtype"], torch.float32) for s in shapes]
+    tools = trial_tools(device, bool(job.get("flush_l2")))
+    while True:
+        message = channel.receive(max_payload=0)
+        if message.get("op") != "null_trial":
+            if message.get("op") != "load":
+                raise RuntimeError(f"expected load, got {message.get('op')!r}")
+            return
+        # Fresh outputs every trial, as a kernel's are: exporting a new storage costs more than an old one.
+        outputs, ms = timed_call(lambda: [torch.empty(s["shape"], dtype=d, device=device)
+                                          for s, d in zip(shapes, dtypes)], device, tools)
+        send_reply(channel, {"event": "trial", "ms": ms, "l2_reset": tools.last_reset}, outputs)
+
+
+def send_reply(channel: Channel, reply: dict, outputs: list) -> None:
+    """Send `reply` with `outputs`, then let CUDA free what the judge has stopped mapping: memory
+    handed over by IPC is only released here, and a run of large outputs would exhaust the device."""
+    descs, payload = export_values(outputs)
+    channel.send(dict(reply, outputs=descs), payload)
+    if any(isinstance(o, torch.Tensor) and o.is_cuda for o in outputs):
+        torch.cuda.ipc_collect()
+
+
 def run(job: dict, channel: Channel) -> None:
     set_tf32_mode(job["tf32_mode"])
     device = torch.device(job["device"])
     dtype = PRECISIONS[job["precision"]]
-    problem = load_module(job["problem_path"], "problem_under_test")
-    hidden = load_module(job["hidden_path"], "hidden_under_test") if job.get("hidden_path") else None
+    if job["mode"] == "eval":
+        calibrate(job, channel, device)
     started = time.monotonic()
     integrity.watch_thread_starts()
-    watched = integrity.snapshot()
+    job["watched"] = integrity.snapshot()
     kernel = _load_kernel(job, channel)
     if kernel is None:
         return
     channel.send({"event": "compiled", "load_seconds": time.monotonic() - started})
-    flags: list[str] = []
     if job["mode"] == "compile":
         return
     model_cls = getattr(kernel, "ModelNew", None)
     if not isinstance(model_cls, type):
-        channel.send({"event": "error", "status": "load_error",
-                      "message": "the kernel file defines no ModelNew class"})
+        channel.send({"event": "error", "status": "load_error", "message": "the kernel file defines no ModelNew class"})
         return
     try:
-        model = build_model(model_cls, problem, job["seed"], device, dtype)
+        init_args = import_values(job["init_args"])
+        model = construct_model(model_cls, init_args, job["seed"], device, dtype)
     except BaseException as exc:
         _error(channel, _status_for(exc), exc, phase="init")
         return
-    workdir = Path(job["workdir"])
-    timing_inputs = None
-    for raw_case in job["cases"]:
-        case = Case(**raw_case)
+    session = Session(job, channel, model)
+    handlers = {"alloc": session.alloc, "call": session.call, "memory": session.memory, "timing": session.timing,
+                "trial": session.trial}
+    while True:
+        message = channel.receive(max_payload=MAX_INPUT_PAYLOAD)
+        op = message.get("op")
+        if op == "end" or op not in handlers:
+            session.end()
+            return
         try:
-            with torch.no_grad():
-                inputs = case_inputs(case, problem, hidden, device, dtype)
-                watch = integrity.CallWatch(inputs)
-                outputs = _flatten(model(*inputs))
-                if device.type == "cuda":
-                    torch.cuda.synchronize(device)
-                flags += watch.flags() + integrity.output_flags(outputs, inputs)
-            descs = [export_tensor(o, workdir, f"{case.name}_{i}") if isinstance(o, torch.Tensor)
-                     else {"value": o if isinstance(o, (int, float, bool)) else repr(o)}
-                     for i, o in enumerate(outputs)]
+            handlers[op](message)
         except BaseException as exc:
-            _error(channel, _status_for(exc), exc, case=case.name)
+            _error(channel, _status_for(exc), exc, phase=op)
             return
-        channel.send({"event": "output", "case": case.name, "outputs": descs})
-        reply = channel.receive()
-        del outputs, descs
-        if not reply.get("continue"):
-            return
-        timing_inputs = timing_inputs or (inputs if case.name == "trial_0" else None)
-        del inputs
-    threads_before_timing = len(integrity.STARTED_THREADS)
-    run_benchmarks(job, channel, model, timing_inputs, problem, hidden, device, dtype)
-    flags += integrity.threads_started_since(threads_before_timing)
-    flags += [f"harness_patched: {name}" for name in integrity.replaced_since(watched)]
-    channel.send({"event": "integrity", "flags": sorted(set(flags))})
-
-
-def run_benchmarks(job, channel, model, inputs, problem, hidden, device, dtype) -> None:
-    if inputs is None:
-        inputs = case_inputs(Case(**job["cases"][0]), problem, hidden, device, dtype)
-    try:
-        with torch.no_grad():
-            memory = peak_memory(lambda: model(*inputs), device)
-            channel.send({"event": "memory", "stats": memory})
-            if job["measure_performance"]:
-                rotation = InputRotation(job, inputs, problem, hidden, device, dtype)
-                stats = time_function(rotation.call(model), device, job["num_perf_trials"],
-                                      job["num_warmup"], job["flush_l2"], rotation.before_trial)
-                channel.send({"event": "timing", "stats": stats})
-                rotation.report(channel, Path(job["workdir"]))
-    except BaseException as exc:
-        _error(channel, _status_for(exc), exc, phase="timing")
-
-
-class InputRotation:
-    """Timed calls read fixed input buffers whose contents rotate, outside the timed region, through
-    the first correctness trials' inputs; the outputs of the calls the judge picked are kept and handed
-    over afterwards, so an output cache keyed on input addresses (output replay) fails."""
-
-    def __init__(self, job, inputs, problem, hidden, device, dtype):
-        names = job["rotation_cases"]
-        by_name = {c["name"]: Case(**c) for c in job["cases"]}
-        # Regenerated from their seeds: the kernel may have changed the tensors it was given.
-        self.sources = [case_inputs(by_name[n], problem, hidden, device, dtype) for n in names]
-        self.names, self.buffers = names, inputs
-        self.checked = {int(k): None for k in job["checked_trials"]}
-        self.trial = -1
-
-    def _freeze_checked(self) -> None:
-        """Copy the last checked output before the buffers change (an output may alias an input)."""
-        outputs = self.checked.get(self.trial)
-        if outputs is not None:
-            self.checked[self.trial] = [o.clone() if isinstance(o, torch.Tensor) else o for o in outputs]
-
-    def before_trial(self, trial: int) -> None:
-        self._freeze_checked()
-        self.trial = trial
-        for buffer, source in zip(self.buffers, self.sources[trial % len(self.sources)]):
-            if isinstance(buffer, torch.Tensor):
-                buffer.copy_(source)
-
-    def call(self, model):
-        def timed():
-            output = model(*self.buffers)
-            if self.trial in self.checked:
-                self.checked[self.trial] = _flatten(output)
-            return output
-
-        return timed
-
-    def report(self, channel: Channel, workdir: Path) -> None:
-        self._freeze_checked()
-        for trial, outputs in self.checked.items():
-            if outputs is None:
-                continue
-            name = self.names[trial % len(self.names)]
-            descs = [export_tensor(o, workdir, f"timed_{trial}_{i}") if isinstance(o, torch.Tensor)
-                     else {"value": o if isinstance(o, (int, float, bool)) else repr(o)}
-                     for i, o in enumerate(outputs)]
-            channel.send({"event": "timed_output", "trial": trial, "case": name, "outputs": descs})
-            if not channel.receive().get("continue"):
-                return
 
 
 def main() -> None:
     """Started ahead of time by the judge (torch already imported); waits for its one job."""
     channel = Channel(int(sys.argv[1]), int(sys.argv[2]))
     try:
-        job = channel.receive()["job"]
+        job = channel.receive(max_payload=0)["job"]
+        job["workdir"] = os.getcwd()
         run(job, channel)
-        channel.send({"event": "done", "precision_flags": precision_flags()})
     except BaseException as exc:  # anything unexpected is still reported, never a silent exit
         _error(channel, "runtime_error", exc, phase="harness")
     sys.stdout.flush()

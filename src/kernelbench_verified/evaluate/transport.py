@@ -1,23 +1,25 @@
-"""Handing output tensors from the kernel's process to the judge without pickling.
+"""Handing tensors between the judge and the kernel's process without pickling.
 
-On CUDA the kernel's process exports a CUDA IPC handle of its output's storage and the judge maps
-that memory (no copy: a 6.4 GB output is compared in place; only an output that CUDA IPC cannot share,
-such as one of torch.compile's CUDA graphs, is copied first). On the CPU the output is written as raw
-bytes to a file in the job's private directory. Either way the judge rebuilds a plain tensor from
-dtype, shape and memory, so a tensor subclass or patched method in the kernel's process cannot alter
-what is compared.
+On CUDA a tensor travels as a CUDA IPC handle of its storage and the receiver maps that memory (no
+copy: a 6.4 GB output is compared in place; only an output that CUDA IPC cannot share, such as one of
+torch.compile's CUDA graphs, is copied first). On the CPU its bytes follow the message on the pipe.
+Either way the receiver rebuilds a plain tensor from dtype, shape and memory, so a tensor subclass or
+a patched method in the sender's process cannot alter what is compared.
+
+Values that are not tensors travel as JSON ({"value": ...}); anything else becomes its repr, which
+compares unequal to any real value.
 """
 
 from __future__ import annotations
 
 import base64
-from pathlib import Path
 
 import torch
 
 DTYPES = {str(d).removeprefix("torch."): d for d in (
     torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32,
     torch.int16, torch.int8, torch.uint8, torch.bool)}
+JSON_SCALARS = (int, float, bool, str, type(None))
 
 
 def _b64(value):
@@ -28,49 +30,84 @@ def _unb64(value):
     return base64.b64decode(value["b64"]) if isinstance(value, dict) else value
 
 
-def export_tensor(tensor: torch.Tensor, workdir: Path, tag: str) -> dict:
-    """Describe `tensor` (made contiguous) so that import_tensor can rebuild it in another process."""
-    tensor = tensor.detach().contiguous()
-    desc = {"dtype": str(tensor.dtype).removeprefix("torch."), "shape": list(tensor.shape)}
-    if tensor.is_cuda:
-        try:
-            handle = tensor.untyped_storage()._share_cuda_()
-        except RuntimeError:
-            # The CUDA-graph outputs of torch.compile's cudagraph modes could not be IPC-shared on the
-            # H200 ("invalid device pointer"); a copy in ordinary memory can, with the same values.
-            tensor = tensor.clone()
-            handle = tensor.untyped_storage()._share_cuda_()
-        desc["cuda_ipc"] = [_b64(v) for v in handle]
-        desc["offset_bytes"] = tensor.storage_offset() * tensor.element_size()
-    else:
-        path = workdir / f"{tag}.bin"
-        tensor.reshape(-1).view(torch.uint8).numpy().tofile(path)
-        desc["file"] = str(path)
-    return desc
+def _json_value(value):
+    if isinstance(value, JSON_SCALARS):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(v, JSON_SCALARS) for v in value):
+        return list(value)
+    return repr(value)
 
 
-def import_tensor(desc: dict, workdir: Path) -> torch.Tensor:
-    """Rebuild a plain tensor from an untrusted description; ValueError if it is malformed."""
+def export_values(values: list) -> tuple[list, bytes]:
+    """Descriptions of `values` and the bytes of their CPU tensors, for one message."""
+    descs, chunks, offset = [], [], 0
+    for value in values:
+        if not isinstance(value, torch.Tensor):
+            descs.append({"value": _json_value(value)})
+            continue
+        tensor = value.detach().contiguous()
+        desc = {"dtype": str(tensor.dtype).removeprefix("torch."), "shape": list(tensor.shape)}
+        if tensor.is_cuda:
+            try:
+                handle = tensor.untyped_storage()._share_cuda_()
+            except RuntimeError:
+                # The CUDA-graph outputs of torch.compile's cudagraph modes could not be IPC-shared on
+                # the H200 ("invalid device pointer"); a copy in ordinary memory can, with the same values.
+                tensor = tensor.clone()
+                handle = tensor.untyped_storage()._share_cuda_()
+            desc["cuda_ipc"] = [_b64(v) for v in handle]
+            desc["offset_bytes"] = tensor.storage_offset() * tensor.element_size()
+        else:
+            data = tensor.reshape(-1).view(torch.uint8).numpy().tobytes() if tensor.numel() else b""
+            desc["offset"], desc["nbytes"] = offset, len(data)
+            chunks.append(data)
+            offset += len(data)
+        descs.append(desc)
+    return descs, b"".join(chunks)
+
+
+def _shape_and_bytes(desc: dict) -> tuple[torch.dtype, list, int]:
     dtype = DTYPES.get(desc.get("dtype"))
     shape = desc.get("shape")
-    if dtype is None or not isinstance(shape, list) or not all(isinstance(s, int) and s >= 0 for s in shape):
+    if dtype is None or not isinstance(shape, list) or not all(
+            isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 1 << 40 for s in shape):
         raise ValueError(f"malformed tensor description {str(desc)[:200]}")
     numel = 1
     for s in shape:
         numel *= s
-    nbytes = numel * torch.empty((), dtype=dtype).element_size()
+    return dtype, shape, numel * torch.empty((), dtype=dtype).element_size()
+
+
+def import_values(descs, payload: bytes = b"") -> list:
+    """Rebuild plain tensors and values from untrusted descriptions; ValueError if malformed."""
+    if not isinstance(descs, list):
+        raise ValueError("the values are not a list")
+    return [_import_one(d, payload) for d in descs]
+
+
+def _import_one(desc, payload: bytes):
+    if not isinstance(desc, dict):
+        raise ValueError("a value description is not an object")
+    if "value" in desc:
+        return desc["value"]
+    dtype, shape, nbytes = _shape_and_bytes(desc)
     if "cuda_ipc" in desc:
         args = [_unb64(v) for v in desc["cuda_ipc"]]
         storage = torch.UntypedStorage._new_shared_cuda(*args)
-        offset = int(desc.get("offset_bytes", 0))
-        if offset < 0 or offset + nbytes > storage.nbytes():
+        offset = desc.get("offset_bytes", 0)
+        if not isinstance(offset, int) or offset < 0 or offset + nbytes > storage.nbytes():
             raise ValueError("tensor description points outside its storage")
         flat = torch.empty(0, dtype=torch.uint8, device=storage.device)
         flat.set_(storage, offset, (nbytes,), (1,))
         return flat.view(dtype).reshape(shape)
-    path = Path(desc.get("file", ""))
-    if path.parent.resolve() != workdir.resolve() or not path.is_file() or path.stat().st_size != nbytes:
-        raise ValueError("tensor file missing, outside the job directory, or of the wrong size")
+    offset, size = desc.get("offset"), desc.get("nbytes")
+    if not isinstance(offset, int) or size != nbytes or offset < 0 or offset + nbytes > len(payload):
+        raise ValueError("tensor bytes missing or of the wrong size")
     if nbytes == 0:
         return torch.empty(shape, dtype=dtype)
-    return torch.from_file(str(path), size=nbytes, dtype=torch.uint8).view(dtype).reshape(shape)
+    return torch.frombuffer(bytearray(payload[offset:offset + nbytes]), dtype=torch.uint8).view(dtype).reshape(shape)
+
+
+def payload_bound(values: list, slack: int = 1 << 20) -> int:
+    """Bytes a reply holding `values`-sized CPU tensors may carry (twice theirs, plus slack)."""
+    return 2 * sum(v.nbytes for v in values if isinstance(v, torch.Tensor) and not v.is_cuda) + slack

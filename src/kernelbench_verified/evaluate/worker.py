@@ -17,7 +17,7 @@ def judge_worker(worker_id: int, settings: dict, device: str, child_env: dict, j
     os.environ.update(child_env)
     # On the CPU a starting sandbox competes with the kernel being timed for the same cores: one spare.
     count = SPARE_SANDBOXES if device.startswith("cuda") else 1
-    spares = tuple(start_sandbox(child_env) for _ in range(count))
+    spares = tuple(start_sandbox(child_env, settings.get("jail")) for _ in range(count))
     from .judge import run_judge  # imports torch, while the sandboxes import theirs
 
     run_judge(worker_id, settings, device, child_env, jobs, results, spares)

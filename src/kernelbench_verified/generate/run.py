@@ -19,7 +19,7 @@ from pathlib import Path
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
-from ..config import require_choice, require_int
+from ..config import require_choice, require_int, safe_run_name
 from ..errors import UserError
 from ..evaluate.run import problems_for
 from .extraction import extract_kernel
@@ -190,7 +190,7 @@ def generate_run(cfg: DictConfig) -> int:
     provider = create_provider(settings)
     problems = problems_for(cfg)
     options = PromptOptions(precision=cfg.precision, hardware_note=cfg.hardware_note)
-    run_dir = Path(cfg.runs_dir) / str(cfg.run_name)
+    run_dir = Path(cfg.runs_dir) / safe_run_name(cfg.run_name)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(cfg, run_dir)
     pending, skipped = plan_samples(problems, cfg.num_samples, run_dir)

@@ -78,42 +78,62 @@ def summarize(times_ms: list[float]) -> dict:
     }
 
 
-def time_function(fn: Callable[[], object], device: torch.device, num_trials: int = 100,
-                  num_warmup: int = 3, flush_l2: bool = True,
-                  before_trial: Callable[[int], None] | None = None) -> dict:
-    """Time `fn()` num_trials times after num_warmup untimed calls; stats in milliseconds.
+class TrialTools:
+    """What every timed call needs, made once per timing phase: the L2 flusher and the sync."""
 
-    `before_trial(i)`, if given, runs untimed before trial i (the evaluator rotates inputs there)."""
-    cuda = device.type == "cuda"
-    sync = (lambda: torch.cuda.synchronize(device)) if cuda else (lambda: None)
-    flush = _l2_flusher(device) if flush_l2 else (lambda: None)
+    def __init__(self, device: torch.device, flush_l2: bool):
+        self.device, self.cuda = device, device.type == "cuda"
+        self.flush = _l2_flusher(device) if flush_l2 else (lambda: None)
+        self.flush_l2 = bool(flush_l2 and self.cuda)
+        self.last_reset = False
+
+    def sync(self) -> None:
+        if self.cuda:
+            torch.cuda.synchronize(self.device)
+
+
+def trial_tools(device: torch.device, flush_l2: bool) -> TrialTools:
+    return TrialTools(device, flush_l2)
+
+
+def timed_call(fn: Callable[[], object], device: torch.device, tools: TrialTools) -> tuple[object, float]:
+    """One timed call of `fn()`: reset the persisting-L2 carve-out, flush L2, synchronise, then time
+    the call up to a device-wide synchronisation (so work on side streams counts). Returns the
+    call's result and its milliseconds. Kernels (driven by the judge, one trial per message) and
+    baselines (time_function) are both timed by this function."""
+    if tools.cuda:
+        tools.sync()  # the reset must not race work still running from the last trial
+        tools.last_reset = reset_persisting_l2()
+    tools.flush()
+    tools.sync()
+    if tools.cuda:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        result = fn()
+        torch.cuda.synchronize(device)
+        end.record()
+        end.synchronize()
+        return result, start.elapsed_time(end)
+    t0 = time.perf_counter()
+    result = fn()
+    return result, (time.perf_counter() - t0) * 1e3
+
+
+def time_function(fn: Callable[[], object], device: torch.device, num_trials: int = 100,
+                  num_warmup: int = 3, flush_l2: bool = True) -> dict:
+    """Time `fn()` num_trials times after num_warmup untimed calls; stats in milliseconds."""
+    tools = trial_tools(device, flush_l2)
     for _ in range(num_warmup):
         fn()
-    sync()
+    tools.sync()
     times, l2_resets = [], 0
-    for trial in range(num_trials):
-        if before_trial is not None:
-            before_trial(trial)
-        if cuda:
-            sync()  # the reset must not race work still running from the last trial
-            l2_resets += reset_persisting_l2()
-        flush()
-        sync()
-        if cuda:
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            torch.cuda.synchronize(device)
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end))
-        else:
-            t0 = time.perf_counter()
-            fn()
-            times.append((time.perf_counter() - t0) * 1e3)
+    for _ in range(num_trials):
+        _, ms = timed_call(fn, device, tools)
+        times.append(ms)
+        l2_resets += tools.last_reset
     stats = summarize(times)
-    stats.update(num_warmup=num_warmup, l2_flush=bool(flush_l2 and cuda), device=str(device))
-    if cuda:
+    stats.update(num_warmup=num_warmup, l2_flush=tools.flush_l2, device=str(device))
+    if tools.cuda:
         stats["persisting_l2_resets"] = l2_resets  # of num_trials; fewer means the driver refused
     return stats
 

@@ -8,6 +8,7 @@ and non-tensor values keep their type.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict, dataclass
 from types import ModuleType
 from typing import Any
@@ -71,28 +72,49 @@ def case_inputs(case: Case, problem: ModuleType, hidden: ModuleType | None,
     return cast_inputs(raw, dtype, device)
 
 
-def build_model(cls: type, problem: ModuleType, seed: int, device: torch.device,
-                dtype: torch.dtype) -> Any:
-    """Construct `cls` the way the benchmark does: seed, get_init_inputs(), seed, construct."""
+def init_arguments(problem: ModuleType, seed: int, device: torch.device) -> list:
+    """get_init_inputs() the way the benchmark calls it: seeded, tensors created on `device`."""
     torch.manual_seed(seed)
     with torch.device(device):
-        init_inputs = problem.get_init_inputs()
+        return list(problem.get_init_inputs())
+
+
+def construct_model(cls: type, init_args: list, seed: int, device: torch.device, dtype: torch.dtype) -> Any:
+    """Construct `cls(*init_args)` under `seed`, so layers created in the same order as the reference's
+    get the same weights; then move it to the device and run precision."""
     torch.manual_seed(seed)
     with torch.device(device):
-        model = cls(*init_inputs)
+        model = cls(*init_args)
     if isinstance(model, torch.nn.Module):
         model = model.to(device=device, dtype=dtype)
     return model
 
 
-def correctness_cases(num_trials: int, seed: int, hidden: ModuleType | None) -> list[Case]:
-    """Seeded trials on get_inputs(), then the hidden distributions when a hidden module is given."""
-    cases = [Case(f"trial_{i}", seed * 1000 + i) for i in range(num_trials)]
+def build_model(cls: type, problem: ModuleType, seed: int, device: torch.device,
+                dtype: torch.dtype) -> Any:
+    """Construct `cls` the way the benchmark does: seed, get_init_inputs(), seed, construct."""
+    return construct_model(cls, init_arguments(problem, seed, device), seed, device, dtype)
+
+
+def derived_seed(salt: str, *parts) -> int:
+    """A 62-bit seed from a run's secret salt and a name: unpredictable without the salt."""
+    digest = hashlib.sha256("/".join([salt, *map(str, parts)]).encode()).digest()
+    return int.from_bytes(digest[:8], "little") >> 2
+
+
+def correctness_cases(num_trials: int, seed: int, hidden: ModuleType | None, salt: str | None = None) -> list[Case]:
+    """Seeded trials on get_inputs(), then the hidden distributions when a hidden module is given.
+    With a `salt` (the evaluator's), every seed is derived from it instead of from `seed` and the
+    hidden file's published SEED, so a kernel cannot compute its inputs ahead."""
+    def trial_seed(i: int) -> int:
+        return derived_seed(salt, f"trial_{i}") if salt else seed * 1000 + i
+
+    cases = [Case(f"trial_{i}", trial_seed(i)) for i in range(num_trials)]
     if hidden is None:
         return cases
     if hasattr(hidden, "DISTRIBUTIONS") and hasattr(hidden, "SEED"):
-        return cases + [Case(name, hidden.SEED + i, scale)
+        return cases + [Case(name, derived_seed(salt, name) if salt else hidden.SEED + i, scale)
                         for i, (name, scale) in enumerate(hidden.DISTRIBUTIONS)]
-    # Upstream format: only get_hidden_inputs(); its configs are named by position.
+    # Upstream format: only get_hidden_inputs(), which seeds itself; its configs are named by position.
     count = len(hidden.get_hidden_inputs())
     return cases + [Case(f"D{i + 1}", seed, 1.0, hidden_index=i) for i in range(count)]

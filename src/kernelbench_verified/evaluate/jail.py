@@ -1,0 +1,391 @@
+"""The OS jail around a kernel's process: namespaces, a private root, its own uid, seccomp, rlimits.
+
+The evaluator starts every sandbox as `unshare --pid --mount --net --ipc --fork --kill-child python -m
+kernelbench_verified.evaluate.jail SPEC -- python -m ...sandbox`, as root (or as root of a fresh user
+namespace where the caller is not root). This module, pid 1 of the new namespaces, builds the jail and
+execs the sandbox inside it, which installs the seccomp filter before it imports torch:
+
+- a new root file system (tmpfs) that holds, read-only, only the Python runtime, the system and CUDA
+  libraries, /etc, /sys and a /dev with nothing but null, zero, random and the GPU's nodes; writable only /job (its own size-capped tmpfs), /tmp
+  (likewise) and /build, the sandbox's own build directory (the evaluator copies a kernel's cached
+  build in and a fresh build out: the shared cache is never writable from a jail). runs/, results, problems, hidden tests, the user's
+  home, other build directories and the rest of the checkout do not exist in it;
+- a fresh /proc of its own PID namespace: the judge, the evaluator and other sandboxes are invisible,
+  and when the sandbox (pid 1 there) ends, the kernel ends everything it started;
+- no network (an empty network namespace) and its own System V IPC;
+- an unprivileged uid of its own, no_new_privs, and a seccomp filter that refuses ptrace, process_vm_*,
+  mounts, namespace changes, kernel modules, kexec, bpf, perf events and keyrings;
+- rlimits on processes, file size, CPU time, open files and (on the CPU) host memory.
+
+This module uses only the standard library: it runs before and inside the sandbox.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import json
+import os
+import resource
+import shutil
+import struct
+import sys
+from pathlib import Path
+
+# Uids handed to sandboxes: one per sandbox, far above any login account.
+JAIL_UID_BASE = 2_000_000
+JAIL_UID_SPAN = 1_000_000
+JOB_DIR = "/job"
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MNT_DETACH = 2
+PR_SET_NO_NEW_PRIVS, PR_SET_DUMPABLE, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 4, 22, 2
+# Environment variables a kernel's process may see; everything else (API keys, tokens) is dropped.
+ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "TERM", "CUDA_VISIBLE_DEVICES", "TORCH_CUDA_ARCH_LIST", "CUDA_HOME",
+               "CUDA_PATH", "LD_LIBRARY_PATH", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_CORETYPE",
+               "OPENBLAS_L2_SIZE", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS",
+               "CUDA_MODULE_LOADING", "PYTHONPATH", "PYTHONHASHSEED", "TRITON_PTXAS_PATH")
+# What becomes of a sandbox killed by a signal that a limit sends (unshare itself exits 1 when its
+# child dies of a signal, so the judge also watches CPU time itself: launch.LimitWatch).
+LIMIT_SIGNALS = {"SIGXCPU": "cpu_time", "SIGXFSZ": "file_size"}
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+_libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+
+
+class JailError(Exception):
+    """The jail could not be set up: the sample must not run."""
+
+
+def unshare_command() -> list[str]:
+    """The wrapper that puts the sandbox into its own PID, mount, network and IPC namespaces. As root
+    it is used as is; otherwise a user namespace maps the caller to root inside it. The sandbox is
+    pid 1 there, so when it ends the kernel ends every other process of the namespace."""
+    command = [shutil.which("unshare") or "unshare", "--pid", "--mount", "--net", "--ipc", "--fork", "--kill-child"]
+    if os.geteuid() != 0:
+        command[1:1] = ["--user", "--map-root-user"]
+    return command
+
+
+def available() -> str | None:
+    """None when jailed sandboxes can start here, else why not (one line)."""
+    if not sys.platform.startswith("linux"):
+        return "the jail needs Linux namespaces"
+    if shutil.which("unshare") is None:
+        return "the `unshare` command (util-linux) is not installed"
+    import subprocess
+
+    probe = subprocess.run([*unshare_command(), sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, timeout=30)
+    if probe.returncode != 0 or probe.stdout.strip() != "1":
+        detail = (probe.stderr.strip().splitlines() or ["no output"])[-1]
+        return f"cannot create namespaces ({detail}); run as root or enable unprivileged user namespaces"
+    return None
+
+
+# Runtime configuration a kernel's process keeps by prefix: CUDA IPC between the judge and a jailed
+# sandbox failed on the H200 until these were passed (benchmarks/jail_probe.py, full-env); names that
+# look like credentials are dropped even under these prefixes.
+ENV_PREFIXES = ("CUDA_", "NVIDIA_", "PYTORCH_", "TORCH_", "NCCL_", "TRITON_", "CUBLAS_", "CUDNN_")
+SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH")
+
+
+def allowed_environment(env: dict) -> dict:
+    """The kernel's environment: an allow-list of names and runtime-configuration prefixes, never a
+    name that looks like a credential."""
+    return {k: v for k, v in env.items()
+            if (k in ENV_ALLOWED or k.startswith(ENV_PREFIXES)) and not any(w in k.upper() for w in SECRET_WORDS)}
+
+
+def jail_uid(slot: int) -> int:
+    return JAIL_UID_BASE + slot % JAIL_UID_SPAN
+
+
+# ---------------------------------------------------------------- the private root
+
+def _mount(source, target, fstype, flags, data=None) -> None:
+    enc = lambda v: v.encode() if isinstance(v, str) else v  # noqa: E731
+    if _libc.mount(enc(source), enc(target), enc(fstype), flags, enc(data)) != 0:
+        code = ctypes.get_errno()
+        raise JailError(f"mount {source or ''} on {target}: {os.strerror(code)}")
+
+
+def _bind(root: Path, path: str, writable: bool = False) -> None:
+    """Make `path` appear at the same place under `root` (read-only unless `writable`)."""
+    source = Path(path)
+    if not source.exists():
+        return
+    target = root / source.relative_to("/")
+    if source.is_dir():
+        target.mkdir(parents=True, exist_ok=True)
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.touch(exist_ok=True)
+    _mount(str(source), str(target), None, MS_BIND | MS_REC)
+    flags = MS_BIND | MS_REMOUNT | MS_NOSUID | (0 if writable else MS_RDONLY)
+    try:
+        _mount(None, str(target), None, flags)
+    except JailError:
+        if writable:
+            raise
+        # A bind whose source carries locked flags (nodev, noexec) refuses a bare remount: keep them.
+        _mount(None, str(target), None, flags | MS_NODEV | MS_NOEXEC)
+
+
+def runtime_paths() -> tuple[list[str], dict[str, str]]:
+    """What the kernel's process needs to read: the interpreter and its packages, system and CUDA
+    libraries and tools. Returns the folders to bind (none inside another) and the symbolic links to
+    recreate (/bin -> usr/bin on a merged-/usr system: the ELF loader is found through them)."""
+    wanted = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/opt/nvidia", "/usr/local"]
+    wanted += [sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))]
+    # sys.path entries only inside the interpreter's prefixes, plus this package's own folder: a
+    # PYTHONPATH pointing at a checkout would otherwise expose its runs/, problems and hidden tests.
+    prefixes = [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)]
+    package_parent = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    wanted += [p for p in sys.path if p and os.path.isdir(p) and (
+        os.path.realpath(p) == package_parent or
+        any(os.path.realpath(p).startswith(prefix + "/") for prefix in prefixes))]
+    wanted += [os.environ[v] for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
+    links, folders = {}, set()
+    for path in wanted:
+        if not os.path.exists(path):
+            continue
+        if os.path.islink(path) and os.path.dirname(os.path.abspath(path)) == "/":
+            links[os.path.abspath(path)] = os.readlink(path)
+        folders.add(os.path.realpath(path))
+    unique: list[str] = []
+    for path in sorted(folders, key=len):
+        if not any(path == u or path.startswith(u.rstrip("/") + "/") for u in unique):
+            unique.append(path)
+    return unique, links
+
+
+def _build_root(root: Path, spec: dict) -> None:
+    _mount("tmpfs", str(root), "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=755")
+    uid = spec["uid"]
+    # The private tmpfs first: runtime folders that live under /tmp (a checkout there) are bound inside them.
+    for name, size in (("tmp", spec["tmp_mb"]), (JOB_DIR.strip("/"), spec["job_mb"])):
+        (root / name).mkdir(exist_ok=True)
+        _mount("tmpfs", str(root / name), "tmpfs", MS_NOSUID | MS_NODEV, f"size={size}m,mode=700,uid={uid},gid={uid}")
+    folders, links = runtime_paths()
+    for path in folders:
+        _bind(root, path)
+    for link, target in links.items():
+        os.symlink(target, root / link.lstrip("/"))
+    _build_dev(root / "dev", spec["tmp_mb"])
+    _bind(root, "/sys")
+    (root / "proc").mkdir()
+    _mount("proc", str(root / "proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    build = Path(spec["build_dir"])
+    build.mkdir(parents=True, exist_ok=True)
+    _chown_tree(build, uid)
+    (root / JAIL_BUILD_DIR.strip("/")).mkdir()
+    _mount(str(build), str(root / JAIL_BUILD_DIR.strip("/")), None, MS_BIND)
+    _mount(None, str(root / JAIL_BUILD_DIR.strip("/")), None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV)
+
+
+# Device nodes a kernel may open: the usual character devices and the GPU's; nothing else of /dev.
+DEVICE_NODES = ("null", "zero", "full", "random", "urandom", "tty")
+
+
+def _build_dev(dev: Path, shm_mb: int) -> None:
+    dev.mkdir()
+    _mount("tmpfs", str(dev), "tmpfs", MS_NOSUID | MS_NOEXEC, "size=1m,mode=755")
+    names = list(DEVICE_NODES) + sorted(n for n in os.listdir("/dev") if n.startswith("nvidia"))
+    for name in names:
+        source = Path("/dev") / name
+        if source.is_char_device():
+            (dev / name).touch()
+            _mount(str(source), str(dev / name), None, MS_BIND)
+    if Path("/dev/nvidia-caps").is_dir():
+        (dev / "nvidia-caps").mkdir()
+        _mount("/dev/nvidia-caps", str(dev / "nvidia-caps"), None, MS_BIND | MS_REC)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                         ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, dev / name)
+    (dev / "shm").mkdir()
+    _mount("tmpfs", str(dev / "shm"), "tmpfs", MS_NOSUID | MS_NODEV, f"size={shm_mb}m,mode=1777")
+
+
+def _chown_tree(path: Path, uid: int) -> None:
+    for folder, dirs, files in os.walk(path):
+        for name in [folder, *(os.path.join(folder, d) for d in dirs), *(os.path.join(folder, f) for f in files)]:
+            os.lchown(name, uid, uid)
+
+
+def _pivot(root: Path) -> None:
+    old = root / ".old_root"
+    old.mkdir()
+    if _libc.syscall(155 if _ARCH == "x86_64" else 41, str(root).encode(), str(old).encode()) != 0:
+        raise JailError(f"pivot_root: {os.strerror(ctypes.get_errno())}")
+    os.chdir("/")
+    if _libc.umount2(b"/.old_root", MNT_DETACH) != 0:
+        raise JailError(f"detaching the old root: {os.strerror(ctypes.get_errno())}")
+    os.rmdir("/.old_root")
+    _mount(None, "/", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
+
+
+# ---------------------------------------------------------------- privileges and limits
+
+def _drop_privileges(uid: int) -> None:
+    if os.getuid() == 0 and not _in_user_namespace():
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise JailError("prctl(no_new_privs) failed")
+    # Changing uid made the process non-dumpable, which hides its own /proc/self files from it (torch
+    # and subprocess read them); ptrace stays refused by seccomp either way.
+    _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+
+
+def _in_user_namespace() -> bool:
+    """True inside a user namespace of an unprivileged caller, where uids other than root are unmapped."""
+    try:
+        first = Path("/proc/self/uid_map").read_text().split()
+    except OSError:
+        return False
+    return not (first[:3] == ["0", "0", "4294967295"])
+
+
+def _set_limits(spec: dict) -> None:
+    gib = 1 << 30
+    limits = {resource.RLIMIT_NPROC: spec["max_processes"], resource.RLIMIT_FSIZE: spec["max_file_mb"] << 20,
+              resource.RLIMIT_CPU: spec["max_cpu_seconds"], resource.RLIMIT_NOFILE: 4096, resource.RLIMIT_CORE: 0}
+    if spec.get("max_host_memory_gb"):
+        # Only where CUDA is not used: the CUDA driver maps large private regions that would count.
+        limits[resource.RLIMIT_DATA] = int(spec["max_host_memory_gb"] * gib)
+    for which, value in limits.items():
+        _, hard = resource.getrlimit(which)
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        # CPU time: the soft limit sends SIGXCPU (reported as cpu_time), the hard one SIGKILL later.
+        ceiling = value + 5 if which == resource.RLIMIT_CPU else value
+        resource.setrlimit(which, (value, ceiling if hard == resource.RLIM_INFINITY else min(ceiling, hard)))
+
+
+# ---------------------------------------------------------------- seccomp
+
+_ARCH = os.uname().machine
+# (audit arch, syscall numbers refused with EPERM, clone, clone3) per architecture.
+_SYSCALLS = {
+    "x86_64": (0xC000003E, {
+        "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "mount": 165, "umount2": 166,
+        "pivot_root": 155, "chroot": 161, "init_module": 175, "finit_module": 313, "delete_module": 176,
+        "kexec_load": 246, "kexec_file_load": 320, "unshare": 272, "setns": 308, "bpf": 321,
+        "perf_event_open": 298, "keyctl": 250, "add_key": 248, "request_key": 249, "userfaultfd": 323,
+        "open_by_handle_at": 304, "name_to_handle_at": 303, "open_tree": 428, "move_mount": 429,
+        "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442, "reboot": 169,
+        "swapon": 167, "swapoff": 168, "acct": 163, "settimeofday": 164, "clock_settime": 227,
+        "adjtimex": 159, "clock_adjtime": 305, "iopl": 172, "ioperm": 173, "pidfd_getfd": 438}, 56, 435),
+    "aarch64": (0xC00000B7, {
+        "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271, "mount": 40, "umount2": 39,
+        "pivot_root": 41, "chroot": 51, "init_module": 105, "finit_module": 273, "delete_module": 106,
+        "kexec_load": 104, "kexec_file_load": 294, "unshare": 97, "setns": 268, "bpf": 280,
+        "perf_event_open": 241, "keyctl": 219, "add_key": 217, "request_key": 218, "userfaultfd": 282,
+        "open_by_handle_at": 265, "name_to_handle_at": 264, "open_tree": 428, "move_mount": 429,
+        "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442, "reboot": 142,
+        "swapon": 224, "swapoff": 225, "acct": 89, "settimeofday": 170, "clock_settime": 112,
+        "adjtimex": 171, "clock_adjtime": 266, "pidfd_getfd": 438}, 220, 435),
+}
+CLONE_NAMESPACE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+_BPF_LD_W_ABS, _BPF_JEQ_K, _BPF_JSET_K, _BPF_JGE_K, _BPF_RET_K = 0x20, 0x15, 0x45, 0x35, 0x06
+SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO, SECCOMP_RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
+
+
+def _insn(code, jt, jf, k) -> bytes:
+    return struct.pack("HBBI", code, jt, jf, k)
+
+
+def seccomp_program(arch: str = _ARCH) -> bytes:
+    """A classic-BPF filter: refuse the listed system calls (EPERM), clone with namespace flags
+    (EPERM) and clone3 (ENOSYS, so libc falls back to clone, whose flags the filter can read); a
+    foreign architecture's calls kill the process."""
+    audit_arch, refused, clone, clone3 = _SYSCALLS[arch]
+    deny = SECCOMP_RET_ERRNO | errno.EPERM
+    body = [_insn(_BPF_LD_W_ABS, 0, 0, 4),                      # seccomp_data.arch
+            _insn(_BPF_JEQ_K, 1, 0, audit_arch),
+            _insn(_BPF_RET_K, 0, 0, SECCOMP_RET_KILL_PROCESS),
+            _insn(_BPF_LD_W_ABS, 0, 0, 0)]                      # seccomp_data.nr
+    if arch == "x86_64":                                        # x32 calls share the arch value
+        body += [_insn(_BPF_JGE_K, 0, 1, 0x40000000), _insn(_BPF_RET_K, 0, 0, deny)]
+    for number in sorted(refused.values()):
+        body += [_insn(_BPF_JEQ_K, 0, 1, number), _insn(_BPF_RET_K, 0, 0, deny)]
+    body += [_insn(_BPF_JEQ_K, 0, 1, clone3), _insn(_BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | errno.ENOSYS),
+             _insn(_BPF_JEQ_K, 0, 3, clone),
+             _insn(_BPF_LD_W_ABS, 0, 0, 16),                    # args[0], low 32 bits: the flags
+             _insn(_BPF_JSET_K, 0, 1, CLONE_NAMESPACE_FLAGS),
+             _insn(_BPF_RET_K, 0, 0, deny),
+             _insn(_BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW)]
+    return b"".join(body)
+
+
+def _install_seccomp() -> None:
+    if _ARCH not in _SYSCALLS:
+        raise JailError(f"no seccomp filter for the {_ARCH} architecture")
+    program = seccomp_program()
+    buffer = ctypes.create_string_buffer(program)
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = SockFprog(len(program) // 8, ctypes.addressof(buffer))
+    if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        raise JailError(f"installing the seccomp filter: {os.strerror(ctypes.get_errno())}")
+
+
+# ---------------------------------------------------------------- entry
+
+JAIL_BUILD_DIR = "/build"
+JAIL_FAILED = 70  # the exit status of a jail that could not be set up (the sandbox never started)
+
+
+def prepare(spec: dict) -> None:
+    """As pid 1 of fresh namespaces and still root there: build the private root, set the limits and
+    become the jail's uid with no_new_privs. Runs before the sandbox's interpreter starts (see main), so
+    no code of the sandbox ever runs as root."""
+    if os.getpid() != 1:
+        raise JailError("the sandbox is not pid 1 of its own PID namespace")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    root = Path(spec["staging_dir"])
+    root.mkdir(parents=True, exist_ok=True)
+    _build_root(root, spec)
+    _pivot(root)
+    os.chdir(JOB_DIR)
+    _set_limits(spec)
+    _drop_privileges(spec["uid"])
+    os.environ["HOME"] = JOB_DIR
+    os.environ["TMPDIR"] = "/tmp"
+
+
+def confine() -> None:
+    """The last step, in the sandbox itself before it imports torch: the seccomp filter."""
+    _install_seccomp()
+
+
+def enter(spec: dict) -> None:
+    """prepare and confine in one process (probes and tests; the evaluator uses main)."""
+    prepare(spec)
+    confine()
+
+
+def command(spec: dict, argv: list[str]) -> list[str]:
+    """The command that starts `argv` (a Python command) inside the jail described by `spec`."""
+    return unshare_command() + [sys.executable, "-m", "kernelbench_verified.evaluate.jail", json.dumps(spec), "--",
+                                *argv]
+
+
+def main() -> None:
+    """`python -m kernelbench_verified.evaluate.jail SPEC -- COMMAND...`: prepare, then exec COMMAND."""
+    spec = json.loads(sys.argv[1])
+    argv = sys.argv[sys.argv.index("--") + 1:]
+    try:
+        prepare(spec)
+    except JailError as exc:
+        print(f"jail: {exc}", file=sys.stderr, flush=True)
+        os._exit(JAIL_FAILED)
+    os.execv(argv[0], argv)
+
+
+if __name__ == "__main__":
+    main()

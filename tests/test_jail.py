@@ -1,0 +1,273 @@
+"""The kernel jail, measured by attacks (tests/fixtures/jail/): each attack runs as a sample through the
+real eval script, then the files, the records and the process table are checked, never what the kernel
+says about itself. Also the jail's own pieces: seccomp, the environment, refused kernel paths."""
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kernelbench_verified.evaluate import jail
+
+ROOT = Path(__file__).resolve().parents[1]
+ATTACKS = ROOT / "tests" / "fixtures" / "jail"
+PROBLEMS = ROOT / "tests" / "fixtures" / "problems"
+SCRIPT = ROOT / "scripts" / "eval_from_generations.py"
+SECRET = "sk-canary-8f3a1c55e0d94b7b"
+MARKER = "KBV_ATTACK"
+# Samples of problem 1 (ReLU): the attacks, then honest kernels that must still be judged correctly
+# after them (no daemon, forged record or killed sandbox may reach them).
+ATTACK_FILES = sorted(p.name for p in ATTACKS.glob("jail_*.py"))
+HONEST = ROOT / "examples" / "tiny" / "kernels" / "relu_correct.py"
+# What each attack may end as: its forward is correct, so either it is contained and correct, or a
+# limit stopped it. Never a forged status.
+ENDINGS = {
+    "jail_memory_hog.py": {"correct", "runtime_error", "resource_limit", "out_of_memory"},
+    "jail_fork_bomb.py": {"correct", "resource_limit"},
+    "jail_disk_fill.py": {"correct", "resource_limit"},
+    "jail_log_flood.py": {"resource_limit"},
+    "jail_cpu_burn.py": {"resource_limit", "timeout"},
+    "jail_leak_secrets_error.py": {"load_error", "runtime_error"},
+}
+LIMITS = {"host_memory_gb": 3, "processes": 200, "file_mb": 128, "cpu_seconds": 20, "log_mb": 4,
+          "job_mb": 64, "tmp_mb": 64, "build_mb": 64}
+
+pytestmark = pytest.mark.skipif(jail.available() is not None, reason=f"no jail here: {jail.available()}")
+
+
+def tree_digest(folder: Path) -> dict:
+    """Every file under `folder` with the hash of its bytes."""
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def marked_processes() -> list[str]:
+    """Processes on this host whose command line or environment carries the attacks' marker."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        for name in ("cmdline", "environ"):
+            try:
+                data = Path(f"/proc/{entry}/{name}").read_bytes()
+            except OSError:
+                continue
+            if MARKER.encode() in data:
+                found.append(f"{entry}: {Path(f'/proc/{entry}/cmdline').read_bytes()[:120]!r}")
+                break
+    return found
+
+
+@pytest.fixture(scope="module")
+def attacked_world(tmp_path_factory):
+    """A checkout-like world (problems, hidden tests, another run with its records and kernels, a
+    build cache) in which every attack ran as a sample of one run."""
+    world = tmp_path_factory.mktemp("world")
+    shutil.copytree(PROBLEMS, world / "problems")
+    victim = world / "runs" / "victim_run"
+    victim.mkdir(parents=True)
+    (victim / "eval_results.json").write_text(json.dumps({"1_0": {"correctness": False, "runtime": -1.0}}))
+    shutil.copy(HONEST, victim / "level_1_problem_1_sample_0_kernel.py")
+    other_build = world / "cache" / "kernel_builds" / "0123456789abcdef0123"
+    other_build.mkdir(parents=True)
+    (other_build / "relu.so").write_bytes(b"\x7fELF not really")
+    run = world / "runs" / "attack_run"
+    run.mkdir()
+    samples = ATTACK_FILES + [HONEST.name, HONEST.name]
+    for sid, name in enumerate(samples):
+        source = ATTACKS / name if name.startswith("jail_") else HONEST
+        shutil.copy(source, run / f"level_1_problem_1_sample_{sid}_kernel.py")
+    for leftover in Path("/tmp").glob("kbv_attack_*"):
+        leftover.unlink()
+    before = tree_digest(world)
+    env = dict(os.environ, OPENAI_API_KEY=SECRET, ANTHROPIC_API_KEY=SECRET, HF_TOKEN=SECRET)
+    overrides = {"run_name": "attack_run", "runs_dir": str(world / "runs"), "level": 1, "subset": "[1,1]",
+                 "num_samples": len(samples), "problems_dir": str(world / "problems"),
+                 "hidden_tests_dir": str(world / "problems" / "hidden_tests"), "use_hidden_tests": True,
+                 "kernel_eval_build_dir": str(world / "cache" / "kernel_builds"), "device": "cpu",
+                 "num_perf_trials": 3, "num_warmup": 1, "timeout": 60, "static_check": "off",
+                 **{f"jail_limits.{k}": v for k, v in LIMITS.items()}}
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, str(SCRIPT), *(f"{k}={v}" for k, v in overrides.items())],
+                            capture_output=True, text=True, env=env, cwd=world, timeout=1200)
+    time.sleep(1.0)  # a surviving daemon would have run on by now
+    records = json.loads((run / "eval_results_hidden.json").read_text())
+    return {"world": world, "run": run, "before": before, "records": records, "samples": samples,
+            "result": result, "seconds": time.monotonic() - started}
+
+
+def test_the_run_itself_finished(attacked_world):
+    result = attacked_world["result"]
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert len(attacked_world["records"]) == len(attacked_world["samples"])
+
+
+def test_nothing_outside_the_attack_run_changed(attacked_world):
+    world, before = attacked_world["world"], attacked_world["before"]
+    after = tree_digest(world)
+    outside = lambda d: {k: v for k, v in d.items() if not k.startswith("runs/attack_run/")}  # noqa: E731
+    assert outside(after) == outside(before)
+    kernels = {k: v for k, v in before.items() if k.startswith("runs/attack_run/level_")}
+    assert {k: after[k] for k in kernels} == kernels, "a kernel file of the run was swapped"
+
+
+def test_no_process_of_any_attack_survives(attacked_world):
+    assert marked_processes() == []
+    assert not list(Path("/tmp").glob("kbv_attack_*")), "an attack wrote into the host's /tmp"
+    for record in attacked_world["records"].values():
+        assert not record["metadata"].get("jail_survivors"), record["metadata"]["jail_survivors"]
+
+
+def test_every_record_is_the_judges_and_later_samples_are_unharmed(attacked_world):
+    records, samples = attacked_world["records"], attacked_world["samples"]
+    for sid, name in enumerate(samples):
+        record = records[f"1_{sid}"]
+        allowed = ENDINGS.get(name, {"correct"})
+        assert record["eval_status"] in allowed, (name, record["eval_status"], record["metadata"].get("error"))
+        assert record["metadata"]["sandbox"] == "jail"
+        if record["eval_status"] == "correct":
+            assert record["runtime"] != 0.001 and record["metadata"]["cases"], name
+            assert all(case["passed"] for case in record["metadata"]["cases"])
+    assert records[f"1_{len(samples) - 1}"]["eval_status"] == "correct"
+
+
+def test_limits_end_their_samples_with_the_limit_named(attacked_world):
+    records, samples = attacked_world["records"], attacked_world["samples"]
+    by_name = {name: records[f"1_{sid}"] for sid, name in enumerate(samples)}
+    assert "log_size" in by_name["jail_log_flood.py"]["metadata"]["error"]
+    cpu = by_name["jail_cpu_burn.py"]
+    assert cpu["eval_status"] == "timeout" or "cpu_time" in cpu["metadata"]["error"]
+
+
+def test_the_secret_reaches_no_file(attacked_world):
+    for path in attacked_world["world"].rglob("*"):
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), f"the API key leaked into {path}"
+
+
+# ---------------------------------------------------------------- the pieces
+
+
+def run_jailed(code: str, tmp_path: Path, uid: int = jail.JAIL_UID_BASE + 7) -> subprocess.CompletedProcess:
+    """`code` run after jail.enter, the way a sandbox runs a kernel."""
+    build = tmp_path / "build"
+    spec = {"uid": uid, "staging_dir": str(tmp_path / "root"), "build_dir": str(build), "max_processes": 64,
+            "max_file_mb": 8, "max_cpu_seconds": 20, "max_host_memory_gb": 2, "job_mb": 16, "tmp_mb": 16}
+    program = (f"import json, sys; from kernelbench_verified.evaluate import jail; jail.enter(json.loads({json.dumps(json.dumps(spec))}))\n"
+               + code)
+    env = jail.allowed_environment(dict(os.environ, OPENAI_API_KEY=SECRET))
+    env["PYTHONPATH"] = str(ROOT / "src")
+    return subprocess.run([*jail.unshare_command(), sys.executable, "-c", program], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=60)
+
+
+def test_jailed_process_sees_only_its_runtime_and_its_own_folders(tmp_path):
+    secret_file = tmp_path / "secret.txt"
+    secret_file.write_text(SECRET)
+    result = run_jailed(
+        "import os\n"
+        f"print(os.getuid(), os.getpid(), sorted(os.listdir('/')), os.path.exists({str(secret_file)!r}))\n"
+        f"print(sorted(p for p in os.listdir('/proc') if p.isdigit()))\n"
+        f"print(os.path.exists({str(ROOT / 'KernelBench')!r}), os.path.exists({str(ROOT / 'hidden_tests')!r}))\n"
+        "open('/job/x', 'w').write('ok'); open('/tmp/y', 'w').write('ok')\n"
+        "try:\n    open('/usr/z', 'w')\nexcept OSError as e:\n    print('ro', e.errno)\n"
+        "print('KEY' in ''.join(os.environ), open('/proc/self/environ','rb').read().count(b'sk-canary'))\n",
+        tmp_path)
+    assert result.returncode == 0, result.stderr
+    first, pids, hidden, readonly, env = result.stdout.splitlines()
+    uid, pid, _ = first.split(" ", 2)
+    if os.geteuid() == 0:
+        assert int(uid) == jail.JAIL_UID_BASE + 7
+    assert pid == "1" and first.endswith("False")
+    assert pids == "['1']"  # the sandbox alone: nothing of the host
+    assert hidden == "False False"
+    assert readonly == "ro 30"
+    assert env == "False 0"
+
+
+def test_seccomp_refuses_ptrace_mounts_and_new_namespaces(tmp_path):
+    result = run_jailed(
+        "import ctypes, os\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "def errno_of(rc):\n    return ctypes.get_errno() if rc != 0 else 0\n"
+        "print(errno_of(libc.ptrace(16, 1, 0, 0)))\n"  # PTRACE_ATTACH
+        "print(errno_of(libc.unshare(0x10000000)))\n"  # CLONE_NEWUSER
+        "print(errno_of(libc.mount(b'none', b'/tmp', b'tmpfs', 0, None)))\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n    os._exit(0)\n"
+        "os.waitpid(pid, 0); print('fork ok')\n"
+        "import threading; t = threading.Thread(target=lambda: None); t.start(); t.join(); print('thread ok')\n",
+        tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["1", "1", "1", "fork", "ok", "thread", "ok"]  # EPERM three times
+
+
+def test_seccomp_program_is_well_formed_for_each_architecture():
+    for arch in ("x86_64", "aarch64"):
+        program = jail.seccomp_program(arch)
+        assert len(program) % 8 == 0 and len(program) // 8 < 4096
+
+
+def test_allowed_environment_drops_secrets():
+    env = jail.allowed_environment({"PATH": "/usr/bin", "OPENAI_API_KEY": SECRET, "HOME": "/root",
+                                    "CUDA_VISIBLE_DEVICES": "0", "AWS_SECRET_ACCESS_KEY": SECRET,
+                                    "PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True",
+                                    "TORCH_HUB_TOKEN": SECRET, "NVIDIA_API_KEY": SECRET})
+    assert env == {"PATH": "/usr/bin", "CUDA_VISIBLE_DEVICES": "0",
+                   "PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
+
+
+def test_everything_a_jailed_process_starts_ends_with_it(tmp_path):
+    """A double-forked, setsid daemon dies with the sandbox, because the sandbox is pid 1 of its namespace."""
+    result = run_jailed(
+        "import os, time\n"
+        "if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+        "        os.execv('/bin/sleep', ['/bin/sleep', '300', 'KBV_ATTACK'])\n    os._exit(0)\n"
+        "time.sleep(0.5); print('parent done')\n", tmp_path)
+    assert result.returncode == 0, result.stderr
+    time.sleep(0.5)
+    assert marked_processes() == []
+
+
+def test_kernel_symlinks_and_files_outside_the_run_are_refused(tmp_path, tiny_config):
+    from kernelbench_verified.evaluate.run import evaluate_run
+
+    run = tmp_path / "symlinked"
+    run.mkdir()
+    (run / "level_1_problem_1_sample_0_kernel.py").symlink_to(HONEST)
+    evaluate_run(tiny_config(tmp_path, "symlinked", num_samples=1, subset="[1,1]"))
+    record = json.loads((run / "eval_results.json").read_text())["1_0"]
+    assert record["eval_status"] == "refused_kernel" and "symbolic link" in record["metadata"]["error"]
+
+
+@pytest.mark.parametrize("name", ["../escape", "a/b", ".hidden", "", "x" * 300])
+def test_run_names_that_leave_runs_dir_are_refused(name, tmp_path):
+    result = subprocess.run([sys.executable, str(SCRIPT), f"run_name={name}", "level=1",
+                             f"runs_dir={tmp_path}"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "run_name=" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_sandbox_none_is_recorded_in_every_record(tmp_path, tiny_config):
+    from conftest import make_run
+    from kernelbench_verified.evaluate.run import evaluate_run
+
+    make_run(tmp_path, "unjailed", {(1, 0): "relu_correct"})
+    evaluate_run(tiny_config(tmp_path, "unjailed", num_samples=1, subset="[1,1]", sandbox="none"))
+    record = json.loads((tmp_path / "unjailed" / "eval_results.json").read_text())["1_0"]
+    assert record["eval_status"] == "correct" and record["metadata"]["sandbox"] == "none"
+
+
+def test_sandbox_limit_signal_names_the_limit():
+    from kernelbench_verified.evaluate.judge import _describe_exit
+
+    assert _describe_exit(-signal.SIGXCPU, "", None)[0] == "resource_limit"
+    assert "file_size" in _describe_exit(128 + signal.SIGXFSZ, "", None)[1]
+    assert _describe_exit(-signal.SIGSEGV, "", None)[0] == "crashed"

@@ -1,0 +1,299 @@
+"""Zero-trust attacks on the judge/sandbox protocol (tests/fixtures/zero_trust/), judged from the written
+record only.
+
+Every fixture is a ReLU kernel (problem 1 of tests/fixtures/problems) that reaches the sandbox's Channel
+or the harness's timers from its own code and tries to earn a record it does not deserve: forged
+replies, faked timing, replayed or precomputed answers, garbage in unaudited timed calls, replies sent
+before they were asked for, oversized messages, a switch on a guessed evaluation mode. All of them are
+samples of ONE run (hidden tests on, CPU, 20 timed trials), with an honest kernel last, which must still
+be judged correct and timed after them. A second run with the first run's input salt must reproduce
+every verdict.
+
+What each attack must end as is in OUTCOMES: either a failing status (and, where it is deterministic,
+the case or the error that ended it), or "correct" with the time withheld (runtime -1 and
+metadata.runtime_withheld naming the judge's flag).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import KERNELS, ROOT, load_config, tiny_overrides
+from kernelbench_verified.evaluate.run import evaluate_run
+
+FIXTURES = ROOT / "tests" / "fixtures" / "zero_trust"
+PROBLEMS = ROOT / "tests" / "fixtures" / "problems"
+HONEST = KERNELS / "relu_correct.py"
+SCRIPT = ROOT / "scripts" / "eval_from_generations.py"
+
+
+@dataclass(frozen=True)
+class Fails:
+    """The attack ends with one of `statuses`; `failed_case` (a prefix) or `error` (a substring) when
+    the way it fails is deterministic."""
+
+    statuses: tuple
+    failed_case: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Withheld:
+    """The attack computes the right answers, so it may be correct, but its time is withheld for `flag`."""
+
+    flag: str
+
+
+OUTCOMES = {
+    # A forged "error" with status "correct" arrives where "compiled" is expected: out of place.
+    "zt_forge_done.py": Fails(("protocol_violation",), error="an error message with status 'correct'"),
+    # Correct answers, time reported at 1/10: the judge's own clock sees 10x more waiting than reported.
+    "zt_forge_timing.py": Withheld("timing_far_below_wall_clock"),
+    # Undoing the patches before "bye" changes nothing: the judge timed every trial itself.
+    "zt_restore_patch.py": Withheld("timing_far_below_wall_clock"),
+    # Fresh inputs for every timed call: nothing to replay, so the audited timed outputs are zeros.
+    "zt_replay_by_value.py": Fails(("incorrect",), failed_case="timed_call_"),
+    # Every input comes from the run's secret salt: no look-up matches, trial_0 is already zeros.
+    "zt_precomputed_hidden.py": Fails(("incorrect",), failed_case="trial_0"),
+    # 2 of 20 timed outputs are right and 3 are audited: at least one audited output is zeros.
+    "zt_garbage_unaudited.py": Fails(("incorrect",), failed_case="timed_call_"),
+    # Trial replies arrive where "ready" (which carries no bytes) is expected: the first one's payload
+    # is already refused.
+    "zt_pre_sent_trials.py": Fails(("protocol_violation",), error="where at most 0 are allowed"),
+    # A line longer than the channel's 1 MiB limit.
+    "zt_oversized_message.py": Fails(("protocol_violation",), error="longer than"),
+    # The sandbox cannot tell a hidden evaluation (nothing in its job, environment or frames says so): it
+    # takes the identity shortcut, returning its input, which fails the first case as aliasing (the
+    # reference returns fresh storage; without that rule the negative distribution D4 would catch it).
+    "zt_mode_switch.py": Fails(("incorrect",), failed_case="output_aliases_input"),
+    # Extra: replies forged before the judge asked ("ready" and 110 trials, from a thread) are read as
+    # replies to the later requests, but they hold outputs for inputs the judge had not yet written.
+    "zt_pre_sent_trials_ready.py": Fails(("incorrect",), failed_case="timed_call_"),
+    # Extra: an "output" header claiming 2**40 payload bytes, far above what the outputs can hold.
+    "zt_payload_count_lie.py": Fails(("protocol_violation",), error="a payload of 1099511627776 bytes"),
+    # Extra: time reported at 0.55 of real, inside the judge's allowance of 2x the reported time.
+    "zt_forge_timing_half.py": Withheld("timing_far_below_wall_clock"),
+    # Extra: ReLU in every correctness case, the identity once the "timing" request has arrived. Each timed
+    # call's inputs are scaled like one of the run's cases chosen at random, so some audited calls see the
+    # negative distribution, where the identity is not ReLU.
+    "zt_timed_phase_shortcut.py": Fails(("incorrect",), failed_case="timed_call_"),
+}
+# Found to get through (see each reason): the expectation above is the property the harness should
+# have; the test is an expected failure until it does.
+# Timing-dependent, so not strict: under heavy CPU contention the judge's allowance may still flag them.
+KNOWN_GAPS = {
+    "zt_forge_timing_half.py": "on the CPU only the coarse wall-clock check applies (the judge waited more than "
+                               "twice the reported time plus the null trials' overhead): a time reported at 0.55 "
+                               "of real passes it; the calibrated check that catches it runs on CUDA only",
+}
+ATTACKS = sorted(OUTCOMES)
+NUM_SAMPLES = len(ATTACKS) + 1  # the honest kernel is the last sample
+HONEST_SID = len(ATTACKS)
+
+
+def place_samples(runs: Path, name: str) -> Path:
+    run_dir = runs / name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    for sid, fixture in enumerate(ATTACKS):
+        shutil.copy(FIXTURES / fixture, run_dir / f"level_1_problem_1_sample_{sid}_kernel.py")
+    shutil.copy(HONEST, run_dir / f"level_1_problem_1_sample_{HONEST_SID}_kernel.py")
+    return run_dir
+
+
+def overrides(runs: Path, name: str, **extra) -> list[str]:
+    return tiny_overrides(runs, name, problems_dir=str(PROBLEMS), hidden_tests_dir=str(PROBLEMS / "hidden_tests"),
+                          use_hidden_tests=True, device="cpu", num_perf_trials=20, num_warmup=1,
+                          static_check="off", subset="[1,1]", num_samples=NUM_SAMPLES, timeout=120, **extra)
+
+
+def evaluate(runs: Path, name: str, **extra) -> dict:
+    run_dir = place_samples(runs, name)
+    evaluate_run(load_config("eval", overrides(runs, name, **extra)))
+    return json.loads((run_dir / "eval_results_hidden.json").read_text())
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_cpu_thread():
+    """One intra-op thread in the judges and sandboxes (the environment they inherit): on a small CPU
+    host a spare sandbox importing torch beside the timed kernel otherwise stalls torch's thread pool, and
+    an honest kernel's reported time jitters by 100x (enough for the judge's wall-clock flag)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("OMP_NUM_THREADS", "1")
+        yield
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    return tmp_path_factory.mktemp("zero_trust_runs")
+
+
+@pytest.fixture(scope="module")
+def first(runs):
+    return evaluate(runs, "first")
+
+
+@pytest.fixture(scope="module")
+def second(runs, first):
+    salt = first[f"1_{HONEST_SID}"]["metadata"]["input_salt"]
+    return evaluate(runs, "second", input_salt=f"'{salt}'")
+
+
+def record_of(results: dict, fixture: str) -> dict:
+    return results[f"1_{ATTACKS.index(fixture)}"]
+
+
+def describe(record: dict) -> str:
+    meta = record["metadata"]
+    return (f"status={record['eval_status']} runtime={record['runtime']} failed_case={meta.get('failed_case')} "
+            f"withheld={meta.get('runtime_withheld')} integrity={meta.get('integrity')} "
+            f"error={str(meta.get('error'))[:200]}")
+
+
+def test_every_fixture_has_an_expected_outcome():
+    on_disk = {p.name for p in FIXTURES.glob("zt_*.py")} - {"zt_stall_judge_write.py"}
+    assert on_disk == set(OUTCOMES)
+    for path in FIXTURES.glob("zt_*.py"):
+        assert path.read_text().startswith("# "), f"{path.name} must start with a one-line comment naming the attack"
+
+
+def _gap(fixture: str):
+    reason = KNOWN_GAPS.get(fixture)
+    return pytest.param(fixture, marks=pytest.mark.xfail(strict=False, reason=reason)) if reason else fixture
+
+
+@pytest.mark.parametrize("fixture", [_gap(f) for f in ATTACKS])
+def test_attack_earns_nothing(first, fixture):
+    record = record_of(first, fixture)
+    meta = record["metadata"]
+    expected = OUTCOMES[fixture]
+    if isinstance(expected, Withheld):
+        # Correct answers are allowed to stay correct; their time must not count.
+        if record["eval_status"] == "correct":
+            assert record["runtime"] == -1, describe(record)
+            assert record["runtime_stats"] == {}, describe(record)
+            assert expected.flag in meta.get("runtime_withheld", ""), describe(record)
+            assert any(str(f).startswith(expected.flag) for f in meta.get("integrity", [])), describe(record)
+        else:
+            assert not record["correctness"] and record["runtime"] == -1, describe(record)
+        return
+    assert record["eval_status"] in expected.statuses, describe(record)
+    assert not record["correctness"] and record["runtime"] == -1, describe(record)
+    if expected.failed_case:
+        assert str(meta.get("failed_case", "")).startswith(expected.failed_case), describe(record)
+    if expected.error:
+        assert expected.error in str(meta.get("error", "")), describe(record)
+
+
+def test_no_attack_is_correct_with_a_time(first):
+    """The one property behind every OUTCOMES entry, over the whole run."""
+    timed = [f for f in ATTACKS if f not in KNOWN_GAPS and record_of(first, f)["eval_status"] == "correct"
+             and record_of(first, f)["runtime"] != -1]
+    assert timed == [], {f: describe(record_of(first, f)) for f in timed}
+
+
+def test_honest_kernel_after_the_attacks_is_correct_and_timed(first):
+    """Load-sensitive on a small CPU host: each CPU trial moves about 2 MiB through the pipes (a few ms),
+    close to the judge's allowance of 0.1 s + 2 ms per trial, so heavy load elsewhere on the machine can
+    make the judge withhold even this time (the failure message shows the integrity flag if it does)."""
+    record = first[f"1_{HONEST_SID}"]
+    meta = record["metadata"]
+    assert record["eval_status"] == "correct" and record["correctness"], describe(record)
+    assert record["runtime"] > 0 and record["runtime"] == record["runtime_stats"]["mean"]
+    assert record["runtime_stats"]["num_trials"] == 20
+    assert "runtime_withheld" not in meta and not meta.get("integrity"), describe(record)
+    assert [c["case"] for c in meta["cases"]] == [f"trial_{i}" for i in range(5)] + ["D1", "D2", "D3", "D4"]
+    assert len(meta["timed_checks"]) >= 3 and all(c["passed"] for c in meta["timed_checks"])
+
+
+def test_every_record_names_the_run_salt(first):
+    salts = {record["metadata"].get("input_salt") for record in first.values()}
+    assert len(salts) == 1 and isinstance(next(iter(salts)), str) and next(iter(salts))
+
+
+def test_the_same_salt_reproduces_every_verdict(first, second):
+    assert set(first) == set(second)
+    salt = first[f"1_{HONEST_SID}"]["metadata"]["input_salt"]
+    for key in first:
+        a, b = first[key], second[key]
+        assert b["metadata"]["input_salt"] == salt
+        assert a["eval_status"] == b["eval_status"], (key, describe(a), describe(b))
+        # The correctness cases come from the salt alone (the audited timed calls are drawn afresh).
+        assert [(c["case"], c["passed"]) for c in a["metadata"]["cases"]] == \
+               [(c["case"], c["passed"]) for c in b["metadata"]["cases"]], key
+
+
+def test_mode_switch_fails_in_the_standard_run_too(tmp_path, first):
+    """zt_mode_switch takes its identity shortcut whenever it sees no hint of hidden tests, which is
+    always. Returning its input fails the standard run as well (output_aliases_input), so there is no
+    standard time to pair with anything; that the leaderboard takes a sample's time only from the record
+    that judged it is tested in test_leaderboard.py (test_hidden_correctness_and_missing_hidden_samples)."""
+    run_dir = tmp_path / "standard"
+    run_dir.mkdir()
+    shutil.copy(FIXTURES / "zt_mode_switch.py", run_dir / "level_1_problem_1_sample_0_kernel.py")
+    cfg = load_config("eval", tiny_overrides(tmp_path, "standard", problems_dir=str(PROBLEMS), device="cpu",
+                                             num_perf_trials=20, num_warmup=1, static_check="off",
+                                             subset="[1,1]", num_samples=1))
+    evaluate_run(cfg)
+    standard = json.loads((run_dir / "eval_results.json").read_text())["1_0"]
+    assert standard["eval_status"] == "incorrect", describe(standard)
+    assert standard["metadata"]["failed_case"] == "output_aliases_input" and standard["runtime"] == -1
+    hidden = record_of(first, "zt_mode_switch.py")
+    assert hidden["eval_status"] == "incorrect", describe(hidden)
+
+
+def descendants(root: int) -> list[int]:
+    """Pids of every process below `root` (by parent pid), found before any of them is killed."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+    found, stack = [], [root]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+def test_a_sandbox_that_stops_reading_cannot_stall_the_judge(tmp_path):
+    """zt_stall_judge_write answers one call and then never reads again: the judge's next request is
+    larger than a pipe holds. The sample must still end (timeout) within its time limit and the run must
+    go on to the honest kernel. Run through the eval script with a hard wall limit, so a stalled judge
+    fails this test instead of hanging the suite."""
+    run_dir = tmp_path / "stall"
+    run_dir.mkdir()
+    shutil.copy(FIXTURES / "zt_stall_judge_write.py", run_dir / "level_1_problem_1_sample_0_kernel.py")
+    shutil.copy(HONEST, run_dir / "level_1_problem_1_sample_1_kernel.py")
+    args = tiny_overrides(tmp_path, "stall", problems_dir=str(PROBLEMS), device="cpu", num_perf_trials=5,
+                          num_warmup=1, static_check="off", subset="[1,1]", num_samples=2, timeout=10)
+    started = time.monotonic()
+    process = subprocess.Popen([sys.executable, str(SCRIPT), *args], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        for pid in [process.pid, *descendants(process.pid)]:  # the eval script, its judge, their sandboxes
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        process.communicate()
+        pytest.fail(f"the evaluation was still running {time.monotonic() - started:.0f} s after it started "
+                    "(per-sample timeout 10 s): the judge is stuck writing to a sandbox that stopped reading")
+    results = json.loads((run_dir / "eval_results.json").read_text())
+    assert results["1_0"]["eval_status"] == "timeout", (describe(results["1_0"]), output[-2000:])
+    assert results["1_1"]["eval_status"] == "correct", describe(results["1_1"])
