@@ -68,7 +68,8 @@ def run_pass(spec: str, args, build_dir: Path) -> dict:
                    f"runs_dir={args.runs_dir}", f"level={level}", f"num_samples={num_samples}",
                    f"subset=[{pids[0]},{pids[-1]}]", "use_hidden_tests=True", "build_cache=True",
                    "gpu_arch=[Hopper]", f"num_gpu_devices={gpus}", f"timeout={args.timeout}",
-                   f"kernel_eval_build_dir={build_dir}", f"num_cpu_workers={args.cpu_workers}"]
+                   f"kernel_eval_build_dir={build_dir}", f"num_cpu_workers={args.cpu_workers}",
+                   f"sandbox={args.sandbox}"]
         started = time.monotonic()
         subprocess.run(command, check=True, stdout=sys.stderr)
         wall = time.monotonic() - started
@@ -82,7 +83,9 @@ def run_pass(spec: str, args, build_dir: Path) -> dict:
                          "eval_seconds": meta.get("eval_seconds"), "runtime_ms": record["runtime"],
                          "peak_memory": record["peak_memory"], "error": (meta.get("error") or "")[:160],
                          "load_seconds": meta.get("load_seconds"), "phase_seconds": meta.get("phase_seconds"),
-                         "device": meta.get("device"),
+                         "device": meta.get("device"), "integrity": meta.get("integrity"),
+                         "judge_wall_ms": (meta.get("judge_wall_stats") or {}).get("median"),
+                         "null_overhead_ms": (meta.get("judge_clock_overhead_ms") or {}).get("median"),
                          "gpu_pci_address": meta.get("gpu_pci_address"), "log_tail": meta.get("log_tail", "")[-1500:]})
         rows.append({"level": level, "kernel": f"(level {level} wall)", "wall_seconds": wall})
     return {"pass": name, "gpus": int(gpus), "wall_seconds": total_wall, "rows": rows}
@@ -114,6 +117,8 @@ def main() -> None:
     parser.add_argument("--runs-dir", type=Path, default=Path("/tmp/kbv_bench_runs"))
     parser.add_argument("--build-dir", type=Path, default=Path("/tmp/kbv_bench_builds"))
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--sandbox", choices=("jail", "none"), default="jail",
+                        help="jail (default) or none, to measure what the jail costs")
     args = parser.parse_args()
     for spec in args.passes:
         name, _, gpus = spec.partition(":")

@@ -11,8 +11,8 @@
 set -u
 logs=${1:?usage: gpu_session.sh LOGDIR [STEP ...]}
 shift
-ALL_STEPS="environment interference gpu_tests eval_benchmark exploit_suite static_check validate_level4
-baselines baseline_repeat baseline_figures"
+ALL_STEPS="environment interference gpu_tests jail_tests eval_benchmark eval_unjailed exploit_suite static_check
+validate_level4 baselines baseline_repeat baseline_figures"
 steps=${*:-$ALL_STEPS}
 mkdir -p "$logs" benchmarks/results
 n=0
@@ -28,11 +28,16 @@ interference() {
         "$logs/interference.json")
 }
 gpu_tests() { python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu.py tests/test_baseline.py; }
+jail_tests() { python3 -m pytest -q -p no:cacheprovider tests/test_jail.py; }
 eval_benchmark() {
-    local passes="cold:1 warm:1 repeat:1"
-    [ "$(nvidia-smi -L | wc -l)" -ge 2 ] && passes="cold:2 warm:1 repeat:1 warm:2"
+    local passes=${EVAL_PASSES:-"cold:1 warm:1 repeat:1"}
+    [ -z "${EVAL_PASSES:-}" ] && [ "$(nvidia-smi -L | wc -l)" -ge 2 ] && passes="cold:2 warm:1 repeat:1 warm:2"
     python3 benchmarks/eval_benchmark.py --passes $passes --timeout 30 --cpu-workers 16 \
         --out benchmarks/results/H200_eval_benchmark.json
+}
+eval_unjailed() {  # the same warm passes with sandbox=none: what the jail costs per kernel
+    python3 benchmarks/eval_benchmark.py --passes warm:1 repeat:1 --timeout 30 --cpu-workers 16 --sandbox none \
+        --out benchmarks/results/H200_eval_benchmark_unjailed.json
 }
 exploit_suite() {
     python3 benchmarks/exploit_suite.py --timeout 60 --cpu-workers 16 --out benchmarks/results/H200_exploit_suite.json

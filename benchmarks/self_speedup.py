@@ -1,0 +1,115 @@
+"""Every reference evaluated as its own candidate (`class ModelNew(Model): pass`), against a baseline
+timed in the same session: identical code must score 1.00x and must never be rejected.
+
+    python benchmarks/self_speedup.py --levels 1 2 3 [--subset 1 20] [--out self_speedup.json]
+
+For each level it writes a run of self-candidates (the problem file with `class ModelNew(Model): pass`
+appended, so the kernel stands alone in its jail), times the baseline_time_torch mode into a scratch
+folder, evaluates the run with hidden tests and the default settings, and prints: the geometric mean and
+median of speedup, the median, p95 and max of |speedup - 1|, the worst problems, every false rejection
+(any status but correct) and every withheld time.
+"""
+
+import argparse
+import json
+import math
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from kernelbench_verified.problems.load import list_problems  # noqa: E402
+
+MODE = "baseline_time_torch"
+SELF_CANDIDATE = "\n\nclass ModelNew(Model):  # the reference as its own candidate\n    pass\n"
+
+
+def write_run(runs: Path, level: int, problems) -> str:
+    name = f"self_level{level}"
+    run = runs / name
+    run.mkdir(parents=True, exist_ok=True)
+    for problem in problems:
+        (run / f"level_{level}_problem_{problem.pid}_sample_0_kernel.py").write_text(
+            problem.path.read_text() + SELF_CANDIDATE)
+    return name
+
+
+def run_script(script: str, overrides: list[str]) -> None:
+    subprocess.run([sys.executable, str(ROOT / "scripts" / script), *overrides], check=True, stdout=sys.stderr)
+
+
+def figures(level: int, records: dict, baseline: dict, problems) -> dict:
+    """Speedups of identical code and every sample the harness failed or did not time."""
+    speedups, rejected, withheld = {}, [], []
+    for problem in problems:
+        record = records.get(f"{problem.pid}_0", {})
+        if record.get("eval_status") != "correct":
+            rejected.append(f"L{level}/{problem.pid} {record.get('eval_status')}: "
+                            f"{str(record.get('metadata', {}).get('error') or record.get('metadata', {}).get('failed_case'))[:120]}")
+        elif record["runtime"] <= 0:
+            withheld.append(f"L{level}/{problem.pid}: {record['metadata'].get('runtime_withheld')}")
+        elif problem.filename in baseline:
+            speedups[f"L{level}/{problem.pid}"] = baseline[problem.filename]["mean"] / record["runtime"]
+    return {"speedups": speedups, "rejected": rejected, "withheld": withheld}
+
+
+def summary(speedups: dict) -> dict:
+    if not speedups:
+        return {}
+    values = list(speedups.values())
+    deviation = sorted(abs(s - 1) for s in values)
+    worst = sorted(speedups.items(), key=lambda kv: abs(kv[1] - 1), reverse=True)[:8]
+    return {"n": len(values), "geomean": math.exp(statistics.fmean(math.log(s) for s in values)),
+            "median": statistics.median(values), "median_abs_dev": statistics.median(deviation),
+            "p95_abs_dev": deviation[min(len(deviation) - 1, math.ceil(0.95 * len(deviation)) - 1)],
+            "max_abs_dev": deviation[-1], "worst": [(k, round(v, 4)) for k, v in worst]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--levels", type=int, nargs="+", default=[1])
+    parser.add_argument("--subset", type=int, nargs=2, metavar=("FIRST", "LAST"))
+    parser.add_argument("--problems-dir", type=Path)
+    parser.add_argument("--hidden-tests-dir", type=Path)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/kbv_self_speedup"))
+    parser.add_argument("--extra", nargs="*", default=[], help="more key=value overrides for the eval script")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    subset = f"[{args.subset[0]},{args.subset[1]}]" if args.subset else "[null,null]"
+    common = [f"subset={subset}"] + ([f"problems_dir={args.problems_dir}"] if args.problems_dir else [])
+    result = {"levels": {}, "rejected": [], "withheld": []}
+    all_speedups = {}
+    for level in args.levels:
+        problems = list_problems(level, args.problems_dir, tuple(args.subset) if args.subset else (None, None))
+        run = write_run(args.work / "runs", level, problems)
+        run_script("generate_baseline_time.py", [f"level={level}", f"out_dir={args.work / 'timing'}",
+                                                 f"modes=[{MODE}]", "hardware=here", *common])
+        hidden = [f"hidden_tests_dir={args.hidden_tests_dir}"] if args.hidden_tests_dir else []
+        run_script("eval_from_generations.py", [f"run_name={run}", f"runs_dir={args.work / 'runs'}",
+                                                f"level={level}", "use_hidden_tests=True", *common, *hidden,
+                                                *args.extra])
+        records = json.loads((args.work / "runs" / run / "eval_results_hidden.json").read_text())
+        baseline = json.loads((args.work / "timing" / "here" / f"{MODE}.json").read_text()).get(f"level{level}", {})
+        found = figures(level, records, baseline, problems)
+        all_speedups.update(found["speedups"])
+        result["levels"][level] = summary(found["speedups"])
+        result["rejected"] += found["rejected"]
+        result["withheld"] += found["withheld"]
+    result["all"] = summary(all_speedups)
+    for name, figs in [*result["levels"].items(), ("all", result["all"])]:
+        if figs:
+            print(f"level {name}: n={figs['n']} geomean {figs['geomean']:.4f} median {figs['median']:.4f} "
+                  f"|d| median {figs['median_abs_dev']:.2%} p95 {figs['p95_abs_dev']:.2%} max {figs['max_abs_dev']:.2%}")
+            print(f"  worst: {figs['worst']}")
+    print(f"false rejections: {len(result['rejected'])}; withheld times: {len(result['withheld'])}")
+    for line in result["rejected"] + result["withheld"]:
+        print(f"  {line}")
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
