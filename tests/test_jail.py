@@ -271,3 +271,9 @@ def test_sandbox_limit_signal_names_the_limit():
     assert _describe_exit(-signal.SIGXCPU, "", None)[0] == "resource_limit"
     assert "file_size" in _describe_exit(128 + signal.SIGXFSZ, "", None)[1]
     assert _describe_exit(-signal.SIGSEGV, "", None)[0] == "crashed"
+
+
+def test_without_root_the_jail_refuses_with_one_line(monkeypatch):
+    """The jail needs root (a uid of its own per kernel); elsewhere it says so instead of starting half a jail."""
+    monkeypatch.setattr(jail.os, "geteuid", lambda: 1000)
+    assert jail.available() == "the jail needs root (each kernel gets a uid of its own)"

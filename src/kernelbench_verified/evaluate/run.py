@@ -105,7 +105,7 @@ def jail_limits(cfg: DictConfig) -> dict | None:
         raise UserError(f"the kernel jail cannot start here: {why_not}. Untrusted kernels are not run "
                         "without it; pass sandbox=none to run them unconfined (recorded in every record)")
     return {"max_host_memory_gb": limits["host_memory_gb"] if _cpu_only(cfg) else None,
-            "max_processes": int(limits["processes"]) if os.geteuid() == 0 else 1 << 20,
+            "max_processes": int(limits["processes"]),
             "max_file_mb": int(limits["file_mb"]), "max_cpu_seconds": int(limits["cpu_seconds"]),
             "log_mb": int(limits["log_mb"]), "job_mb": int(limits["job_mb"]), "tmp_mb": int(limits["tmp_mb"]),
             "build_mb": int(limits["build_mb"])}
