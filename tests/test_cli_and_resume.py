@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from conftest import ROOT, make_run, tiny_overrides
+from conftest import ROOT, load_config, make_run, tiny_overrides
+from kernelbench_verified.errors import UserError
 
 SCRIPT = ROOT / "scripts" / "eval_from_generations.py"
 
@@ -22,7 +23,8 @@ def run_script(*args, timeout=120):
     (["level=7"], "unknown level 7"),
     (["precision=fp64"], "precision='fp64' is not one of"),
     (["num_samples=0"], "num_samples=0 must be an integer >= 1"),
-    (["no_such_key=1"], "bad config override"),
+    (["no_such_key=1"], "unknown config key 'no_such_key'"),
+    (["use_hidden_tests=maybe"], "use_hidden_tests='maybe' is not a boolean"),
     (["gpu_arch=[Kepler2]"], "unknown gpu_arch 'Kepler2'"),
     (["subset=[1,2,3]"], "subset="),
     (["static_check=strict"], "static_check='strict' is not one of"),
@@ -106,3 +108,25 @@ def test_judge_processes_start_sandboxes_before_importing_torch():
     result = subprocess.run([sys.executable, "-c", code, str(SCRIPT)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("word, value", [("F", False), ("T", True), ("false", False), ("True", True), ("0", False),
+                                         ("yes", True)])
+def test_upstream_booleans_mean_what_they_say(word, value):
+    """pydra's T/F and the usual spellings: `use_hidden_tests=F` must never read as true."""
+    cfg = load_config("eval", ["run_name=x", "level=1", f"use_hidden_tests={word}", f"verbose={word}"])
+    assert cfg.use_hidden_tests is value and cfg.verbose is value
+
+
+def test_a_value_that_is_not_a_boolean_names_its_key():
+    with pytest.raises(UserError, match=r"measure_performance='sometimes' is not a boolean"):
+        load_config("eval", ["run_name=x", "level=1", "measure_performance=sometimes"])
+
+
+def test_upstream_tuple_subset_parses():
+    assert tuple(load_config("eval", ["run_name=x", "level=1", "subset=(1,10)"]).subset) == (1, 10)
+
+
+def test_an_unknown_key_names_the_close_ones():
+    with pytest.raises(UserError, match=r"unknown config key 'use_hiden_tests' \(did you mean use_hidden_tests"):
+        load_config("eval", ["run_name=x", "level=1", "use_hiden_tests=True"])

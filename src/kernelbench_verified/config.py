@@ -27,6 +27,9 @@ def load_config(name: str, overrides: list[str]) -> DictConfig:
 
     if not (CONFIG_DIR / f"{name}.yaml").is_file():
         raise UserError(f"config {CONFIG_DIR / name}.yaml not found: is the package installed from a checkout?")
+    defaults = OmegaConf.load(CONFIG_DIR / f"{name}.yaml")
+    overrides = [_upstream_syntax(o) for o in overrides]
+    _refuse_unknown_keys(defaults, overrides, name)
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base=None):
             cfg = compose(config_name=name, overrides=overrides)
@@ -37,7 +40,47 @@ def load_config(name: str, overrides: list[str]) -> DictConfig:
         raise UserError(f"bad config override: {first} (see configs/{name}.yaml for the keys)") from None
     if missing:
         raise UserError(f"missing required config key(s): {', '.join(missing)} (pass them as key=value)")
+    _coerce_booleans(cfg, defaults)
     return cfg
+
+
+# Booleans as upstream's pydra scripts and people write them; anything else is an error naming the key.
+BOOLEAN_WORDS = {"true": True, "t": True, "yes": True, "1": True, "false": False, "f": False, "no": False, "0": False}
+
+
+def _coerce_booleans(cfg: DictConfig, defaults: DictConfig) -> None:
+    """Keys whose default is a boolean take T/F, true/false, yes/no or 1/0; `use_hidden_tests=F` must
+    never read as true."""
+    for key in defaults.keys():
+        default = OmegaConf.select(defaults, str(key), throw_on_missing=False)
+        if not isinstance(default, bool) or isinstance(cfg[key], bool):
+            continue
+        word = str(cfg[key]).strip().lower()
+        if word not in BOOLEAN_WORDS:
+            raise UserError(f"{key}={cfg[key]!r} is not a boolean: use true or false (T/F, yes/no and 1/0 work too)")
+        cfg[key] = BOOLEAN_WORDS[word]
+
+
+def _upstream_syntax(override: str) -> str:
+    """`subset=(1,10)`, upstream's tuple syntax, as the list Hydra reads: `subset=[1,10]`."""
+    key, sep, value = override.partition("=")
+    value = value.strip()
+    if sep and value.startswith("(") and value.endswith(")"):
+        return f"{key}=[{value[1:-1]}]"
+    return override
+
+
+def _refuse_unknown_keys(defaults: DictConfig, overrides: list[str], name: str) -> None:
+    """An override of a key the config does not have names the keys it is close to."""
+    import difflib
+
+    known = [str(k) for k in defaults.keys()]  # `in` would miss required (???) keys
+    for override in overrides:
+        key = override.partition("=")[0].lstrip("+~").split(".")[0].strip()
+        if key and key not in known and not override.startswith("+"):
+            close = difflib.get_close_matches(key, known, n=3)
+            hint = f" (did you mean {' or '.join(close)}?)" if close else f" (see configs/{name}.yaml for the keys)"
+            raise UserError(f"unknown config key {key!r}{hint}")
 
 
 def require_choice(cfg: DictConfig, key: str, choices: tuple) -> Any:
