@@ -95,9 +95,10 @@ def fast_p(outcomes: ProblemOutcomes, p: float) -> float:
 
 
 def kernelbench_average_speedup(outcomes: ProblemOutcomes) -> float:
-    """Arithmetic mean over all problems of max(1, speedup), counting 1 for unsolved problems."""
+    """Upstream KernelBench's average speedup: the geometric mean over all problems of max(1, speedup),
+    counting 1 for unsolved or untimed problems."""
     credited = np.where(outcomes.solved, np.fmax(np.nan_to_num(outcomes.speedup, nan=1.0), 1.0), 1.0)
-    return float(credited.mean()) if credited.size else float("nan")
+    return float(np.exp(np.log(credited).mean())) if credited.size else float("nan")
 
 
 def less_memory_share(outcomes: ProblemOutcomes) -> float:
