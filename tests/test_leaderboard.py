@@ -245,3 +245,20 @@ def test_samples_faster_than_the_memory_roofline_are_listed_for_review():
     speedup = np.array([[3.3 / 3.0, 3.3 / 0.5]])  # 3.0 ms (plausible) and 0.5 ms (impossible)
     _warn_below_floor("m_level1_test", [19], speedup, [3.3], [relu], warnings)
     assert len(warnings) == 1 and "19_1 (0.5 ms < 2.68 ms)" in warnings[0] and "19_0" not in warnings[0]
+
+
+def test_a_looser_tolerance_turns_a_near_miss_correct_but_never_a_policy_failure():
+    from kernelbench_verified.leaderboard.scoring import Setting, ToleranceReport, _verdict
+
+    cases = [{"case": "trial_0", "passed": True, "max_abs_diff": 1e-4, "mismatches": 0},
+             {"case": "D2", "passed": False, "max_abs_diff": 4e-3, "mismatches": 7}]
+    near_miss = {"eval_status": "incorrect", "correctness": False, "compiled": True, "runtime": -1.0,
+                 "metadata": {"failed_case": "D2", "all_cases_recorded": True, "cases": cases}}
+    report = ToleranceReport(1e-2)
+    loose = _verdict(None, near_miss, Setting(True, 1e-2), report)
+    assert loose.correct and report.loosened == 1 and "not timed" in loose.status
+    assert not _verdict(None, near_miss, Setting(True, 1e-3), ToleranceReport(1e-3)).correct
+    mutated = dict(near_miss, metadata=dict(near_miss["metadata"], failed_case="input_mutated"))
+    assert not _verdict(None, mutated, Setting(True, 1e-2), ToleranceReport(1e-2)).correct
+    old = dict(near_miss, metadata={k: v for k, v in near_miss["metadata"].items() if k != "all_cases_recorded"})
+    assert not _verdict(None, old, Setting(True, 1e-2), ToleranceReport(1e-2)).correct

@@ -146,6 +146,7 @@ def _tolerance_info(setting: Setting, scored: list[ScoredRun]) -> dict:
             "checked": sum(s.tolerance.checked for s in scored),
             "rejected": sum(s.tolerance.rejected for s in scored),
             "without_data": sum(s.tolerance.without_data for s in scored),
+            "loosened": sum(s.tolerance.loosened for s in scored),
             "evaluation_atols": atols}
 
 

@@ -44,6 +44,7 @@ class ToleranceReport:
     checked: int = 0
     rejected: int = 0
     without_data: int = 0
+    loosened: int = 0   # incorrect at the evaluation tolerance, correct at this one
     evaluation_atols: set = field(default_factory=set)
 
 
@@ -113,6 +114,9 @@ def _verdict(standard: dict | None, judged: dict | None, setting: Setting, repor
     status = "correct" if correct else _failure(judged)
     if correct and setting.tolerance is not None:
         correct, status = _rejudge(judged, setting.tolerance, report)
+    elif setting.tolerance is not None and _passes_when_loosened(judged, setting.tolerance):
+        correct, status = True, "correct at the given tolerance (not timed: the evaluation stopped at its failure)"
+        report.loosened += 1
     status += _review_notes(judged)
     runtime = _runtime(judged)
     memory = judged.get("peak_memory", -1)
@@ -153,6 +157,20 @@ def _case_difference(case: dict) -> float | None:
     if case.get("passed") and case.get("mismatches") == 0:
         return 0.0
     return None
+
+
+def _passes_when_loosened(record: dict, tolerance: float) -> bool:
+    """An incorrect record that passes at `tolerance`: every case was compared and recorded, it failed on
+    a difference only (no policy such as input_mutated, no timed-call audit, no crash, no shape or integer
+    mismatch), and every case's max_abs_diff is within `tolerance`."""
+    metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+    failed_case = str(metadata.get("failed_case") or "")
+    if (record.get("eval_status") != "incorrect" or metadata.get("all_cases_recorded") is not True
+            or failed_case.startswith(("timed_call_", "input_mutated", "output_aliases_input"))):
+        return False
+    cases = [c for c in metadata.get("cases") or [] if isinstance(c, dict)]
+    differences = [c.get("max_abs_diff") for c in cases]
+    return bool(cases) and all(isinstance(d, (int, float)) and d <= tolerance for d in differences)
 
 
 def _rejudge(record: dict, tolerance: float, report: ToleranceReport) -> tuple[bool, str]:
