@@ -48,6 +48,8 @@ def test_replay_of_the_shipped_responses(tmp_path, capsys):
     assert {e["status"] for k, e in log.items() if k != (2, 1)} == {"ok"}
     saved = yaml.safe_load((run_dir / "generate_config.yaml").read_text())
     assert saved["server_type"] == "replay" and saved["num_samples"] == 2
+    # Upstream's tools read the same config under their name.
+    assert (run_dir / "generation_config.yaml").read_text() == (run_dir / "generate_config.yaml").read_text()
     assert "done 7, failed 1 (no_code 1), skipped 0; tokens in 0, out 0" in capsys.readouterr().out
 
 

@@ -262,3 +262,17 @@ def test_a_looser_tolerance_turns_a_near_miss_correct_but_never_a_policy_failure
     assert not _verdict(None, mutated, Setting(True, 1e-2), ToleranceReport(1e-2)).correct
     old = dict(near_miss, metadata={k: v for k, v in near_miss["metadata"].items() if k != "all_cases_recorded"})
     assert not _verdict(None, old, Setting(True, 1e-2), ToleranceReport(1e-2)).correct
+
+
+def test_a_run_named_anything_is_found_through_its_recorded_config(tmp_path):
+    """The README's chain: generate_samples.py run_name=test writes the run the eval command reads and
+    the leaderboard shows; its model and level come from the run's generate_config.yaml."""
+    runs = tmp_path / "runs"
+    shutil.copytree(FIXTURES / "runs" / "alpha_level1_test", runs / "test")
+    (runs / "test" / "generate_config.yaml").write_text("run_name: test\nmodel_name: gpt-5.5\nlevel: 1\n"
+                                                        "precision: fp32\n")
+    data, _, _ = build_report(Options(**{**PATHS, "runs_dir": str(runs), "bootstrap_resamples": 50}))
+    assert row(data, "fp32", "gpt-5.5", "1")["metrics"]["correct"] == 0.75
+    (runs / "other").mkdir()  # no name pattern, no config: not a run, and said so when named
+    with pytest.raises(UserError, match="holds no generate_config.yaml"):
+        build_report(Options(**{**PATHS, "runs_dir": str(runs), "runs": ["other"]}))

@@ -15,6 +15,11 @@ from pathlib import Path
 from .errors import UserError
 
 
+# The resolved config generate_samples.py writes into each run folder, under our name and upstream's;
+# the leaderboard reads the model and level of a run whose folder name does not say them from it.
+RUN_CONFIG_NAMES = ("generate_config.yaml", "generation_config.yaml")
+
+
 def write_text_atomic(path: str | Path, text: str) -> None:
     """Write to a temporary file in the same folder, fsync, then rename over the target."""
     path = Path(path)

@@ -28,10 +28,10 @@ from ..problems.load import Problem
 from .prompts import PromptOptions, build_prompt
 from .providers import (ProviderError, ProviderSettings, Request, create_provider, first_line, preset_for,
                         resolve_api_key)
-from ..results import write_text_atomic
+from ..results import RUN_CONFIG_NAMES, write_text_atomic
 
 LOG_NAME = "generation_log.jsonl"
-CONFIG_NAME = "generate_config.yaml"
+
 MIN_THINKING_BUDGET = 1024  # Anthropic's lower bound for extended thinking
 
 
@@ -181,7 +181,8 @@ def plan_samples(problems: list[Problem], num_samples: int, run_dir: Path) -> tu
 
 def save_config(cfg: DictConfig, run_dir: Path) -> None:
     header = "# The resolved config of the last generate_samples.py call on this run (API keys are never stored).\n"
-    write_text_atomic(run_dir / CONFIG_NAME, header + OmegaConf.to_yaml(cfg))
+    for name in RUN_CONFIG_NAMES:  # ours and upstream's name
+        write_text_atomic(run_dir / name, header + OmegaConf.to_yaml(cfg))
 
 
 def generate_run(cfg: DictConfig) -> int:

@@ -1,6 +1,7 @@
 """Finding the runs of a leaderboard and loading what it is computed from.
 
-Runs are folders named `{model}_level{L}_test` (fp32) or `{model}_level{L}_bf16_test`; each holds
+Runs are folders named `{model}_level{L}_test` (fp32) or `{model}_level{L}_bf16_test`, or any folder whose
+recorded generate_config.yaml names its model and level; each holds
 eval_results.json and/or eval_results_hidden.json. Baselines are results/timing/{HW}/{name}.json;
 the degenerate-problem list comes from the problem suite (results/degenerate_problems.json).
 """
@@ -15,7 +16,7 @@ from pathlib import Path
 from ..paths import CHECKOUT_ROOT
 from ..measure.baseline_files import load_baseline as read_baseline_file
 from ..errors import UserError
-from ..results import read_json
+from ..results import RUN_CONFIG_NAMES, read_json
 
 # The evaluator's file names (kept here so the leaderboard does not import torch through evaluate.py).
 STANDARD_RESULTS = "eval_results.json"
@@ -69,11 +70,29 @@ class Baseline:
 
 
 def parse_run_name(name: str, runs_dir: Path) -> Run | None:
+    """The run's model, level and precision: from a `{model}_level{L}[_bf16]_test` name, else from the
+    config generate_samples.py recorded in the folder (so `run_name=test` shows up too)."""
     match = RUN_NAME.match(name)
-    if not match:
-        return None
-    precision = "bf16" if match["bf16"] else "fp32"
-    return Run(name, match["model"], int(match["level"]), precision, runs_dir / name)
+    if match:
+        precision = "bf16" if match["bf16"] else "fp32"
+        return Run(name, match["model"], int(match["level"]), precision, runs_dir / name)
+    return run_from_config(name, runs_dir)
+
+
+def run_from_config(name: str, runs_dir: Path) -> Run | None:
+    from omegaconf import OmegaConf
+
+    for config_name in RUN_CONFIG_NAMES:
+        path = runs_dir / name / config_name
+        if path.is_file() and not path.is_symlink():
+            try:
+                cfg = OmegaConf.load(path)
+                model, level = str(cfg.model_name), int(cfg.level)
+            except Exception:  # a config that does not say: the run is not discovered this way
+                return None
+            precision = "bf16" if str(cfg.get("precision", "fp32")) == "bf16" else "fp32"
+            return Run(name, model, level, precision, runs_dir / name)
+    return None
 
 
 def find_runs(runs_dir: str | Path, names: list[str] | None = None) -> list[Run]:
@@ -86,7 +105,8 @@ def find_runs(runs_dir: str | Path, names: list[str] | None = None) -> list[Run]
         for name in names:
             run = parse_run_name(name, runs_dir)
             if run is None:
-                raise UserError(f"run {name!r} is not named {{model}}_level{{L}}_test or {{model}}_level{{L}}_bf16_test")
+                raise UserError(f"run {name!r} is not named {{model}}_level{{L}}_test or {{model}}_level{{L}}_bf16_test "
+                                f"and holds no generate_config.yaml naming its model and level")
             if run.path.is_symlink():
                 raise UserError(f"run folder {run.path} is a symbolic link; the leaderboard does not follow links")
             if not run.path.is_dir():
