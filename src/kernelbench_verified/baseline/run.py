@@ -16,7 +16,8 @@ from pathlib import Path
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
-from .timing import COMPILE_PREFIX, MODES, gpu_model_id, measure_safely, mode_fingerprint
+from ..measure.environment import gpu_model_id
+from .timing import COMPILE_PREFIX, MODES, measure_safely, mode_fingerprint
 from ..measure.baseline_files import Baseline, load_baseline
 from ..config import (child_visible_devices, parse_subset, perf_trials, require_choice, require_int, resolve_devices,
                      trials_by_level)

@@ -21,7 +21,7 @@ from types import ModuleType
 import torch
 
 from ..problems.inputs import PRECISIONS, Case, build_model, case_inputs
-from ..measure.environment import fingerprint_for, gpu_model_id
+from ..measure.environment import fingerprint_for
 from ..measure.timing import peak_memory, set_tf32_mode, time_function
 
 
