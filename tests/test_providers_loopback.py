@@ -148,3 +148,19 @@ def test_resume_after_the_process_is_killed(tmp_path, llm):
     assert "done 5, failed 0, skipped 3" in result.stdout
     assert len(llm.requests) == 4 + 5
     assert len(list(run_dir.glob("*_kernel.py"))) == 8
+
+
+def test_a_dead_endpoint_stops_the_run_with_one_line(tmp_path, llm):
+    """A wrong base_url must not retry every sample: after a few connection failures in a row, and no
+    answer ever, the run stops and names the endpoint."""
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    args = overrides(tmp_path, llm, "openai-chat", base_url=dead, num_samples=8, max_retries=0)
+    with pytest.raises(UserError, match=r"could not be reached 3 times in a row") as raised:
+        generate_run(load_config("generate", args))
+    assert dead in str(raised.value) and len(str(raised.value).splitlines()) == 1
+    log = (tmp_path / "r" / "generation_log.jsonl").read_text().splitlines()
+    assert len(log) == 3 and all(json.loads(line)["status"] == "request_failed" for line in log)

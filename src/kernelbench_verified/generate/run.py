@@ -132,7 +132,8 @@ def generate_sample(provider, sample: Sample, prompt: str, log_prompt: bool, pac
     try:
         answer = provider.complete(Request(prompt, problem.level, problem.pid, sample.sid))
     except ProviderError as exc:
-        record.update(latency_s=round(time.perf_counter() - started, 3), error=str(exc), fatal=exc.fatal)
+        record.update(latency_s=round(time.perf_counter() - started, 3), error=str(exc), fatal=exc.fatal,
+                      unreachable=exc.unreachable)
         return record
     except Exception as exc:  # a provider bug must cost this sample, not the run
         record.update(latency_s=round(time.perf_counter() - started, 3), error=first_line(exc))
@@ -212,20 +213,46 @@ def generate_run(cfg: DictConfig) -> int:
     return 0
 
 
+class Reachability:
+    """Stops a run whose endpoint never answered: UNREACHABLE_IN_A_ROW connection failures in a row
+    before any success (a dead or wrong base_url would otherwise retry every sample for half an hour)."""
+
+    UNREACHABLE_IN_A_ROW = 3
+
+    def __init__(self, cfg: DictConfig):
+        self.endpoint = cfg.get("base_url") or f"the default endpoint of server_type={cfg.server_type}"
+        self.in_a_row, self.answered = 0, False
+        self.lock = threading.Lock()
+
+    def after(self, record: dict) -> str | None:
+        """The reason to stop, once the endpoint has failed too often without ever answering."""
+        with self.lock:
+            if not record.pop("unreachable", False):
+                self.answered = self.answered or record["status"] != "request_failed"
+                self.in_a_row = 0
+                return None
+            self.in_a_row += 1
+            if self.answered or self.in_a_row < self.UNREACHABLE_IN_A_ROW:
+                return None
+            return f"{self.endpoint} could not be reached {self.in_a_row} times in a row ({record['error']})"
+
+
 def run_workers(provider, pending: list[Sample], prompts: dict, cfg: DictConfig, log: GenerationLog,
                 tally: Tally) -> dict | None:
     """Generate `pending` on num_workers threads; returns the first fatal failure, if any."""
     pacer = QueryPacer(float(cfg.api_query_interval))
     stop = threading.Event()
     fatal: list[dict] = []
+    reach = Reachability(cfg)
 
     def work(sample: Sample) -> dict | None:
         if stop.is_set():
             return None
         record = generate_sample(provider, sample, prompts[sample.problem.pid], bool(cfg.log_prompt), pacer)
-        if record.pop("fatal", False):
+        given_up = reach.after(record)
+        if record.pop("fatal", False) or given_up:
             stop.set()
-            fatal.append(record)
+            fatal.append(dict(record, error=given_up or record["error"]))
         return record
 
     bar = tqdm(total=len(pending), desc="generate", unit="sample", dynamic_ncols=True)

@@ -34,11 +34,12 @@ class Completion:
 
 class ProviderError(Exception):
     """A request that failed after the SDK's own retries. `fatal` errors (bad key, unknown model)
-    would fail every other request the same way, so they stop the run."""
+    would fail every other request the same way, so they stop the run; `unreachable` ones (no
+    connection, a timeout) stop it when several come in a row before any success."""
 
-    def __init__(self, message: str, fatal: bool = False):
+    def __init__(self, message: str, fatal: bool = False, unreachable: bool = False):
         super().__init__(message)
-        self.fatal = fatal
+        self.fatal, self.unreachable = fatal, unreachable
 
 
 @dataclass(frozen=True)

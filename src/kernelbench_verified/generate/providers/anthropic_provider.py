@@ -48,7 +48,8 @@ class AnthropicProvider:
             raise ProviderError(f"HTTP {exc.status_code}" + (f" ({reason})" if reason else "")
                                 + (f": {body}" if body else ""), fatal=reason is not None) from None
         except self.anthropic.AnthropicError as exc:  # timeouts, connection errors, undecodable bodies
-            raise ProviderError(first_line(exc)) from None
+            raise ProviderError(first_line(exc),
+                                unreachable=isinstance(exc, self.anthropic.APIConnectionError)) from None
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise ProviderError(f"malformed response from the server ({first_line(exc)})") from None
 

@@ -43,7 +43,7 @@ class OpenAIProvider:
         except self.openai.APIStatusError as exc:
             raise _status_error(exc) from None
         except self.openai.OpenAIError as exc:  # timeouts, connection errors, undecodable bodies
-            raise ProviderError(first_line(exc)) from None
+            raise ProviderError(first_line(exc), unreachable=isinstance(exc, self.openai.APIConnectionError)) from None
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
             raise ProviderError(f"malformed response from the server ({first_line(exc)})") from None
 
