@@ -268,9 +268,10 @@ def test_sandbox_none_is_recorded_in_every_record(tmp_path, tiny_config):
 def test_sandbox_limit_signal_names_the_limit():
     from kernelbench_verified.evaluate.judge import _describe_exit
 
-    assert _describe_exit(-signal.SIGXCPU, "", None)[0] == "resource_limit"
-    assert "file_size" in _describe_exit(128 + signal.SIGXFSZ, "", None)[1]
-    assert _describe_exit(-signal.SIGSEGV, "", None)[0] == "crashed"
+    assert _describe_exit(-signal.SIGXCPU, "")[0] == "resource_limit"
+    assert "file_size" in _describe_exit(-signal.SIGXFSZ, "")[1]
+    assert _describe_exit(-signal.SIGSEGV, "")[0] == "crashed"
+    assert _describe_exit(200, "") == ("crashed", "the kernel's process exited with code 200 before finishing")
 
 
 def test_without_root_the_jail_refuses_with_one_line(monkeypatch):

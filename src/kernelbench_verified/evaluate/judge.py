@@ -11,6 +11,7 @@ process reaches the reference, the comparison or the record.
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import secrets
@@ -170,7 +171,7 @@ class Judge:
             code = _wait(sandbox.process, 5)
             try:  # a sandbox that reported its own failure and exited before the judge read it
                 conversation.read_last_words()
-                status, error = _describe_exit(code, str(exc), sandbox)
+                status, error = _describe_exit(code, str(exc))
                 record.update(eval_status=status, error=error)
             except SampleFailed as failed:
                 record.update(eval_status=failed.status, **failed.details)
@@ -261,7 +262,7 @@ class Conversation:
             refs.reset((job["problem_path"], job.get("hidden_path"), job["input_salt"]), problem, hidden, job,
                        self.device)
         cases = [Case(**c) for c in job["cases"]]
-        self.post({"job": self.sandbox_job(init_descs, cases[:1])})
+        self.post({"job": self.sandbox_job(init_descs, cases[0])})
         if job["mode"] == "eval":
             self.null_overhead = self.calibrate()
         self.expect("compiled")
@@ -273,11 +274,10 @@ class Conversation:
             return
         # Every case is compared and recorded even after one fails, so the leaderboard can re-judge at
         # any tolerance; the first failing case is the one named.
-        failed = [case.name for case in cases if not self.check_case(case)]
+        failed = [verdict for verdict in map(self.check_case, cases) if not verdict["passed"]]
         self.record["all_cases_recorded"] = True  # the leaderboard may re-judge at another tolerance
         if failed:
-            first = self.record["cases"][[c["case"] for c in self.record["cases"]].index(failed[0])]
-            raise SampleFailed("incorrect", failed_case=first.get("policy", failed[0]))
+            raise SampleFailed("incorrect", failed_case=failed[0].get("policy", failed[0]["case"]))
         self.measure_memory(cases[0])
         self.lap("correctness_and_memory")
         if job["measure_performance"]:
@@ -290,7 +290,7 @@ class Conversation:
         self.record["eval_status"] = "correct"
         self.lap("timed_checks")
 
-    def sandbox_job(self, init_descs: list, first_case: list) -> dict:
+    def sandbox_job(self, init_descs: list, first_case: Case) -> dict:
         """What the sandbox is told: the checked source and how to build the model, no paths to
         problems or hidden tests, no seeds of inputs."""
         job = self.job
@@ -299,9 +299,9 @@ class Conversation:
                     build_dir=self.sandbox.seed_build(Path(job["build_dir"])))
         if job["mode"] == "eval":
             try:
-                outputs = self.judge.references.get(first_case[0])
+                outputs = self.judge.references.get(first_case)
             except ReferenceError as exc:
-                raise SampleFailed("harness_error", failed_case=first_case[0].name, error=str(exc)) from None
+                raise SampleFailed("harness_error", failed_case=first_case.name, error=str(exc)) from None
             sent["calibration"] = {"outputs": [
                 {"shape": list(o.shape), "dtype": str(o.dtype).removeprefix("torch.")}
                 for o in outputs if isinstance(o, torch.Tensor)]}
@@ -353,8 +353,8 @@ class Conversation:
         except (ValueError, RuntimeError, TypeError, KeyError) as exc:
             raise ProtocolViolation(f"unreadable tensors: {str(exc)[:300]}") from None
 
-    def check_case(self, case: Case) -> bool:
-        """Run one case and record the judge's comparison; True when it passed."""
+    def check_case(self, case: Case) -> dict:
+        """Run one case; record and return the judge's verdict on it."""
         refs = self.judge.references
         try:
             private = refs.inputs(case)
@@ -375,14 +375,14 @@ class Conversation:
                            reason="an output shares memory with an input (the reference returns fresh storage)")
         self.record["cases"].append(verdict)
         del outputs, after, shared
-        return verdict["passed"]
+        return verdict
 
     def measure_memory(self, case: Case) -> None:
         self.request("memory", self.judge.references.inputs(case))
         reply = self.expect("memory")
         self.record["memory_stats"] = _bounded_json(reply.get("stats"))
 
-    def timing_case(self, trial: int, like: Case) -> Case:
+    def timing_case(self, trial: int) -> Case:
         """Inputs of timed call `trial`: fresh, from the salt, never seen in a correctness case, and
         scaled like one of the run's cases chosen at random (a kernel that is right only on the
         visible distribution fails the audits of the others)."""
@@ -398,10 +398,11 @@ class Conversation:
         self.expect("ready")
         trials, warmup = job["num_perf_trials"], job["num_warmup"]
         times, walls, kept, l2_resets = [], [], {}, 0
-        bound = payload_bound(buffers) + payload_bound(refs.get(like))
-        keep = self.trials_to_keep(refs.get(like), trials)
+        expected = refs.get(like)
+        bound = payload_bound(buffers) + payload_bound(expected)
+        keep = self.trials_to_keep(expected, trials)
         for index in range(-warmup, trials):
-            fresh = refs.inputs(self.timing_case(index, like))
+            fresh = refs.inputs(self.timing_case(index))
             message = {"op": "trial"}
             payload = b""
             if self.device.type == "cuda":
@@ -436,7 +437,7 @@ class Conversation:
         self.record["judge_clock_overhead_ms"] = summarize(self.null_overhead)
         self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, self.null_overhead,
                                                 calibrated=self.device.type == "cuda")
-        self.audit(kept, like)
+        self.audit(kept)
 
     def trials_to_keep(self, expected: list, trials: int) -> set:
         """The timed calls whose outputs the judge copies, for audits chosen after the phase: all of
@@ -446,20 +447,20 @@ class Conversation:
         count = max(NUM_AUDITS, min(trials, AUDIT_BUDGET_BYTES // size))
         return set(secrets.SystemRandom().sample(range(trials), min(trials, count)))
 
-    def audit(self, kept: dict, like: Case) -> None:
+    def audit(self, kept: dict) -> None:
         """Compare timed outputs chosen now, after the timed phase, with the reference: one call of each
         input scale the timed calls used (so a shortcut right on one distribution only is caught), then
         random others up to NUM_AUDITS."""
         refs, rng = self.judge.references, secrets.SystemRandom()
         by_scale: dict[float, list] = {}
         for trial in kept:
-            by_scale.setdefault(self.timing_case(trial, like).scale, []).append(trial)
+            by_scale.setdefault(self.timing_case(trial).scale, []).append(trial)
         chosen = {rng.choice(trials) for trials in by_scale.values()}
         rest = [t for t in kept if t not in chosen]
         chosen |= set(rng.sample(rest, max(0, min(len(rest), NUM_AUDITS - len(chosen)))))
         chosen = sorted(chosen)
         for trial in chosen:
-            case = self.timing_case(trial, like)
+            case = self.timing_case(trial)
             try:
                 expected = refs.run(refs.inputs(case))
             except ReferenceError as exc:
@@ -513,8 +514,6 @@ def _same_values(before: list, after: list) -> bool:
 
 def _bounded_json(value, limit: int = 4000):
     """A small JSON value from the sandbox, or None: the judge stores nothing large or odd."""
-    import json
-
     try:
         text = json.dumps(value)
     except (TypeError, ValueError):
@@ -581,7 +580,7 @@ def _remove_stale_locks(kernel_build_dir: Path) -> None:
             lock.unlink(missing_ok=True)
 
 
-def _describe_exit(code, detail: str, sandbox: Sandbox) -> tuple[str, str]:
+def _describe_exit(code, detail: str) -> tuple[str, str]:
     """Status and message for a sandbox that stopped answering."""
     from .jail import JAIL_FAILED, LIMIT_SIGNALS
 
@@ -594,12 +593,6 @@ def _describe_exit(code, detail: str, sandbox: Sandbox) -> tuple[str, str]:
         if name in LIMIT_SIGNALS:
             return "resource_limit", f"{LIMIT_SIGNALS[name]}: the kernel's process was killed by {name}"
         return "crashed", f"the kernel's process was killed by signal {name}"
-    signalled = code - 128 if code > 128 else None  # unshare reports its child's signal as 128+n
-    if signalled and signal.Signals(signalled).name in LIMIT_SIGNALS:
-        name = signal.Signals(signalled).name
-        return "resource_limit", f"{LIMIT_SIGNALS[name]}: the kernel's process was killed by {name}"
-    if signalled:
-        return "crashed", f"the kernel's process was killed by signal {signal.Signals(signalled).name}"
     return "crashed", f"the kernel's process exited with code {code} before finishing"
 
 

@@ -7,8 +7,8 @@ imported. The job arrives as the first message; the process writes the kernel's 
 bytes the evaluator checked, into its private /job and loads it (compiling its extensions into its own
 build directory, /build) and builds ModelNew from the arguments the judge sends.
 
-From then on it only answers the judge: "call" (run the model on these inputs, hand back the
-outputs), "memory", "timing" and one "trial" per timed call (inputs the judge wrote just before,
+From then on it only answers the judge: "alloc" (buffers the judge fills, on CUDA), "call" (run the
+model on these inputs, hand back the outputs), "memory", "timing" and one "trial" per timed call (inputs the judge wrote just before,
 raw event times back), "end". It never sees a problem file, a hidden test, a seed, a scale or the
 name of a case, and it decides nothing: the judge compares, computes statistics and records.
 Everything it says is checked by the judge, which treats this process as hostile.
