@@ -11,7 +11,7 @@
 set -u
 logs=${1:?usage: gpu_session.sh LOGDIR [STEP ...]}
 shift
-ALL_STEPS="environment interference gpu_tests jail_tests eval_benchmark eval_unjailed exploit_suite static_check
+ALL_STEPS="environment interference gpu_tests jail_tests eval_benchmark eval_unjailed exploit_suite self_speedup static_check
 validate_level4 baselines baseline_repeat baseline_figures"
 steps=${*:-$ALL_STEPS}
 mkdir -p "$logs" benchmarks/results
@@ -33,14 +33,17 @@ eval_benchmark() {
     local passes=${EVAL_PASSES:-"cold:1 warm:1 repeat:1"}
     [ -z "${EVAL_PASSES:-}" ] && [ "$(nvidia-smi -L | wc -l)" -ge 2 ] && passes="cold:2 warm:1 repeat:1 warm:2"
     python3 benchmarks/eval_benchmark.py --passes $passes --timeout 30 --cpu-workers 16 \
-        --out benchmarks/results/H200_eval_benchmark.json
+        --out "$logs/H200_eval_benchmark.json"
 }
 eval_unjailed() {  # the same warm passes with sandbox=none: what the jail costs per kernel
     python3 benchmarks/eval_benchmark.py --passes warm:1 repeat:1 --timeout 30 --cpu-workers 16 --sandbox none \
-        --out benchmarks/results/H200_eval_benchmark_unjailed.json
+        --out "$logs/H200_eval_benchmark_unjailed.json"
 }
 exploit_suite() {
-    python3 benchmarks/exploit_suite.py --timeout 60 --cpu-workers 16 --out benchmarks/results/H200_exploit_suite.json
+    python3 benchmarks/exploit_suite.py --timeout 60 --cpu-workers 16 --out "$logs/H200_exploit_suite.json"
+}
+self_speedup() {  # identical code must score 1.00x and never be rejected (SELF_LEVELS, default 1 2 3 4)
+    python3 benchmarks/self_speedup.py --levels ${SELF_LEVELS:-1 2 3 4} --out "$logs/self_speedup.json"
 }
 static_check() { python3 benchmarks/static_check_benchmark.py; }
 validate_level4() { python3 scripts/validate_problems.py --level 4; }
@@ -67,5 +70,10 @@ for name in $steps; do
     "$name" >"$(printf '%s/%02d_%s.log' "$logs" "$n" "$name")" 2>&1
     rc=$?
     printf '%s\t%d\t%d\n' "$name" $((SECONDS - started)) $rc >>"$logs/steps.tsv"
+    {  # what a step left behind: nothing of the harness may outlive it or hold GPU memory
+        echo "== after $name"
+        nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader 2>&1
+        ps -eo pid,ppid,uid,etimes,rss,args | awk '$3 >= 2000000 || /evaluate[.](sandbox|jail)/'
+    } >>"$logs/processes.log"
 done
 touch "$logs/DONE"

@@ -4,7 +4,9 @@ evaluator starts one (jail.command) exports a CUDA tensor, the judge-side parent
     python benchmarks/jail_probe.py [VARIANT ...]
 
 A variant leaves out one part of the jail (patched into the jail's setup or the child): full, no-seccomp,
-no-limits, host-shm (the host's /dev/shm instead of a private one), host-dev, no-pivot, no-ipc-ns.
+no-limits, host-shm (the host's /dev/shm instead of a private one), host-dev, no-pivot, no-ipc-ns; or adds
+what the evaluator's sandbox does first: +nulls (30 exports released by the sandbox, as the null trials),
++tools (timed calls with the L2 flush), +cvd (CUDA_VISIBLE_DEVICES=0). Parts join with "+".
 Prints one line per variant.
 """
 
@@ -31,11 +33,20 @@ SETUP_PATCHES = {
     "no-pivot": ("jail._build_root = lambda root, spec: jail._mount('proc', '/proc', 'proc', 0)\n"
                  "jail._pivot = lambda root: None\njail.JOB_DIR = '/tmp'"),
 }
+# What the sandbox does before its first export, one prelude per variant part.
+CHILD_PRELUDES = {
+    "nulls": ("from kernelbench_verified.evaluate.transport import release_exports\n"
+              "for _ in range(30):\n    export_values([torch.empty(1 << 20, device='cuda')]); release_exports([])\n"),
+    "tools": ("from kernelbench_verified.measure.timing import timed_call, trial_tools\n"
+              "tools = trial_tools(torch.device('cuda'), True)\n"
+              "for _ in range(3):\n    timed_call(lambda: torch.ones(8, device='cuda'), torch.device('cuda'), tools)\n"),
+}
 CHILD = """
 import json, sys
 {confine}
 import torch
 from kernelbench_verified.evaluate.transport import export_values
+{prelude}
 x = torch.arange(1 << 20, device="cuda", dtype=torch.float32)
 print(json.dumps(export_values([x])[0]), flush=True)
 sys.stdin.readline()
@@ -55,6 +66,8 @@ def probe(variant: str) -> str:
     parts = variant.split("+")
     env = dict(os.environ) if "full-env" in parts else jail.allowed_environment(os.environ)
     env["PYTHONPATH"] = str(ROOT / "src")
+    if "cvd" in parts:  # bound to one GPU the way the evaluator binds its children
+        env["CUDA_VISIBLE_DEVICES"] = "0"
     confine = "" if "no-seccomp" in parts else "from kernelbench_verified.evaluate import jail; jail.confine()"
     patches = "\n".join(SETUP_PATCHES.get(part, "") for part in parts)
     setup = (f"from kernelbench_verified.evaluate import jail\n{patches}\n"
@@ -63,7 +76,7 @@ def probe(variant: str) -> str:
     if "no-ipc-ns" in parts:
         wrapper = [w for w in wrapper if w != "--ipc"]
     command = wrapper + [sys.executable, "-c", setup, json.dumps(spec), "--",
-                         sys.executable, "-c", CHILD.format(confine=confine)]
+                         sys.executable, "-c", CHILD.format(confine=confine, prelude="".join(CHILD_PRELUDES.get(p, "") for p in parts))]
     child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, env=env, cwd=work)
     line = child.stdout.readline()

@@ -50,7 +50,8 @@ def figures(level: int, records: dict, baseline: dict, problems) -> dict:
             rejected.append(f"L{level}/{problem.pid} {record.get('eval_status')}: "
                             f"{str(record.get('metadata', {}).get('error') or record.get('metadata', {}).get('failed_case'))[:120]}")
         elif record["runtime"] <= 0:
-            withheld.append(f"L{level}/{problem.pid}: {record['metadata'].get('runtime_withheld')}")
+            flags = "; ".join(record["metadata"].get("integrity") or [])  # the judge's figures behind the flag
+            withheld.append(f"L{level}/{problem.pid}: {record['metadata'].get('runtime_withheld')} ({flags[:300]})")
         elif problem.filename in baseline:
             speedups[f"L{level}/{problem.pid}"] = baseline[problem.filename]["mean"] / record["runtime"]
     return {"speedups": speedups, "rejected": rejected, "withheld": withheld}
@@ -98,7 +99,9 @@ def main() -> None:
         result["levels"][level] = summary(found["speedups"])
         result["rejected"] += found["rejected"]
         result["withheld"] += found["withheld"]
-    result["all"] = summary(all_speedups)
+        result["all"] = summary(all_speedups)
+        if args.out:  # after every level: a session cut short keeps whole levels
+            args.out.write_text(json.dumps(result, indent=2))
     for name, figs in [*result["levels"].items(), ("all", result["all"])]:
         if figs:
             print(f"level {name}: n={figs['n']} geomean {figs['geomean']:.4f} median {figs['median']:.4f} "
@@ -107,8 +110,6 @@ def main() -> None:
     print(f"false rejections: {len(result['rejected'])}; withheld times: {len(result['withheld'])}")
     for line in result["rejected"] + result["withheld"]:
         print(f"  {line}")
-    if args.out:
-        args.out.write_text(json.dumps(result, indent=2))
 
 
 if __name__ == "__main__":

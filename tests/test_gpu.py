@@ -1,6 +1,7 @@
 """GPU checks (run on a CUDA machine with `pytest -m gpu`): the CUDA IPC hand-over and device inputs."""
 
 import json
+import os
 
 import pytest
 import torch
@@ -17,13 +18,19 @@ def needs_gpu():
         pytest.fail("this test needs a CUDA GPU; run it on the GPU machine")
 
 
-def test_gpu_verdicts_through_cuda_ipc(tmp_path):
+@pytest.mark.parametrize("sandbox", ["jail", "none"])
+def test_gpu_verdicts_through_cuda_ipc(tmp_path, sandbox):
+    if sandbox == "jail" and os.geteuid() != 0:
+        pytest.fail("the jail needs root; run the GPU tests as root on the GPU machine")
     run_dir = make_run(tmp_path, "gpu", {(1, 0): "relu_correct", (1, 1): "relu_identity_shortcut",
                                          (1, 2): "relu_patch_tensor_ops", (4, 0): "cross_entropy_correct",
                                          (3, 0): "linear_gelu_correct", (1, 3): "relu_compiled_graphs"})
-    cfg = load_config("eval", tiny_overrides(tmp_path, "gpu", num_samples=4, use_hidden_tests=True, device="cuda"))
+    cfg = load_config("eval", tiny_overrides(tmp_path, "gpu", num_samples=4, use_hidden_tests=True, device="cuda",
+                                             sandbox=sandbox))
     evaluate_run(cfg)
     results = json.loads((run_dir / "eval_results_hidden.json").read_text())
+    for key, record in sorted(results.items()):  # the whole story on the GPU machine's log
+        print(key, record["eval_status"], json.dumps(record["metadata"])[:3000])
     assert results["1_0"]["eval_status"] == "correct", results["1_0"]["metadata"]
     assert results["1_0"]["peak_memory"] > 0
     assert results["1_0"]["runtime_stats"]["l2_flush"] is True

@@ -178,10 +178,11 @@ def test_jailed_process_sees_only_its_runtime_and_its_own_folders(tmp_path):
         f"print(os.path.exists({str(ROOT / 'KernelBench')!r}), os.path.exists({str(ROOT / 'hidden_tests')!r}))\n"
         "open('/job/x', 'w').write('ok'); open('/tmp/y', 'w').write('ok')\n"
         "try:\n    open('/usr/z', 'w')\nexcept OSError as e:\n    print('ro', e.errno)\n"
-        "print('KEY' in ''.join(os.environ), open('/proc/self/environ','rb').read().count(b'sk-canary'))\n",
+        "print('KEY' in ''.join(os.environ), open('/proc/self/environ','rb').read().count(b'sk-canary'))\n"
+        "import getpass, pwd; print(getpass.getuser(), len(pwd.getpwall()))\n",  # torch.compile asks
         tmp_path)
     assert result.returncode == 0, result.stderr
-    first, pids, hidden, readonly, env = result.stdout.splitlines()
+    first, pids, hidden, readonly, env, user = result.stdout.splitlines()
     uid, pid, _ = first.split(" ", 2)
     if os.geteuid() == 0:
         assert int(uid) == jail.JAIL_UID_BASE + 7
@@ -190,6 +191,7 @@ def test_jailed_process_sees_only_its_runtime_and_its_own_folders(tmp_path):
     assert hidden == "False False"
     assert readonly == "ro 30"
     assert env == "False 0"
+    assert user == "kernel 2"  # its own name, and no host user listed
 
 
 def test_seccomp_refuses_ptrace_mounts_and_new_namespaces(tmp_path):

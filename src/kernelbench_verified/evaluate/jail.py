@@ -173,6 +173,7 @@ def _build_root(root: Path, spec: dict) -> None:
         _bind(root, path)
     for link, target in links.items():
         os.symlink(target, root / link.lstrip("/"))
+    _name_the_uid(root, uid)
     _build_dev(root / "dev", spec["tmp_mb"])
     _bind(root, "/sys")
     (root / "proc").mkdir()
@@ -183,6 +184,21 @@ def _build_root(root: Path, spec: dict) -> None:
     (root / JAIL_BUILD_DIR.strip("/")).mkdir()
     _mount(str(build), str(root / JAIL_BUILD_DIR.strip("/")), None, MS_BIND)
     _mount(None, str(root / JAIL_BUILD_DIR.strip("/")), None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV)
+
+
+def _name_the_uid(root: Path, uid: int) -> None:
+    """/etc/passwd and /etc/group that know the jail's uid (and no host user): torch.compile and
+    getpass look the current user up and raise on a uid they cannot name."""
+    entries = {"passwd": f"root:x:0:0:root:/root:/usr/sbin/nologin\nkernel:x:{uid}:{uid}:kernel:{JOB_DIR}:/usr/sbin/nologin\n",
+               "group": f"root:x:0:\nkernel:x:{uid}:\n"}
+    for name, text in entries.items():
+        target = root / "etc" / name
+        if not target.is_file():
+            continue
+        source = root / f".{name}"
+        source.write_text(text)
+        _mount(str(source), str(target), None, MS_BIND)
+        _mount(None, str(target), None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
 # Device nodes a kernel may open: the usual character devices and the GPU's; nothing else of /dev.

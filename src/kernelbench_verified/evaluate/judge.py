@@ -40,9 +40,10 @@ REPORTABLE_FAILURES = ("compile_error", "load_error", "runtime_error", "cuda_err
 # Timed outputs kept for the audits chosen after the timed phase, and how many are audited.
 AUDIT_BUDGET_BYTES = 4 << 30
 NUM_AUDITS = 3
-# Null trials that calibrate the judge's clock, and how far beyond their overhead a sample's median
-# gap between the judge's clock and the reported time may go before its time is withheld.
-NULL_TRIALS = 30
+# Reference trials that calibrate the judge's clock (at least the first number, at most the second,
+# within a time budget), and how far beyond their overhead a sample's median gap between the judge's
+# clock and the reported time may go before its time is withheld.
+CALIBRATION_TRIALS, CALIBRATION_SECONDS = (5, 20), 1.0
 SLACK_FRACTION, SLACK_MS = 0.05, 0.02
 
 
@@ -262,9 +263,9 @@ class Conversation:
             refs.reset((job["problem_path"], job.get("hidden_path"), job["input_salt"]), problem, hidden, job,
                        self.device)
         cases = [Case(**c) for c in job["cases"]]
-        self.post({"job": self.sandbox_job(init_descs, cases[0])})
+        self.post({"job": self.sandbox_job(init_descs)})
         if job["mode"] == "eval":
-            self.null_overhead = self.calibrate()
+            self.clock_overhead = self.calibrate(cases[0])
         self.expect("compiled")
         self.record["compiled"] = True
         self.sandbox.harvest_build(Path(job["build_dir"]))
@@ -290,34 +291,33 @@ class Conversation:
         self.record["eval_status"] = "correct"
         self.lap("timed_checks")
 
-    def sandbox_job(self, init_descs: list, first_case: Case) -> dict:
-        """What the sandbox is told: the checked source and how to build the model, no paths to
-        problems or hidden tests, no seeds of inputs."""
+    def sandbox_job(self, init_descs: list) -> dict:
+        """What the sandbox is told: the checked source, the public reference (for the clock's
+        calibration, before the kernel loads) and how to build the model; no hidden tests, no seeds
+        of inputs."""
         job = self.job
         keys = ("kernel_source", "build_key", "device", "tf32_mode", "precision", "seed", "mode", "flush_l2")
         sent = dict({k: job[k] for k in keys}, init_args=init_descs,
                     build_dir=self.sandbox.seed_build(Path(job["build_dir"])))
         if job["mode"] == "eval":
-            try:
-                outputs = self.judge.references.get(first_case)
-            except ReferenceError as exc:
-                raise SampleFailed("harness_error", failed_case=first_case.name, error=str(exc)) from None
-            sent["calibration"] = {"outputs": [
-                {"shape": list(o.shape), "dtype": str(o.dtype).removeprefix("torch.")}
-                for o in outputs if isinstance(o, torch.Tensor)]}
+            sent["reference_source"] = Path(job["problem_path"]).read_text()
         return sent
 
-    def calibrate(self) -> list[float]:
-        """What the judge's clock adds to an event time for this problem's outputs, measured before
-        the kernel is loaded: judge milliseconds minus reported milliseconds of null trials."""
-        overhead = []
-        for _ in range(NULL_TRIALS):
-            started = time.perf_counter()
-            self.post({"op": "null_trial"})
-            reply = self.expect("trial", 1 << 36)
-            overhead.append((time.perf_counter() - started) * 1e3 - float(reply.get("ms", 0.0)))
+    def calibrate(self, like: Case) -> list[float]:
+        """What the judge's clock adds to an event time for this problem: judge milliseconds minus
+        reported milliseconds of the reference's own trials, run in the sandbox before the kernel is
+        loaded, through the same requests, buffers and transport as the kernel's timed calls."""
+        try:
+            buffers = self.request("timing", self.judge.references.inputs(like), flush_l2=self.job["flush_l2"])
+            self.expect("ready")
+            fewest, most = CALIBRATION_TRIALS
+            times, walls, _, _ = self.run_trials(buffers, like, "calibration", 1, most, set(),
+                                              stop_after=(fewest, CALIBRATION_SECONDS))
+        except SampleFailed as failed:  # no kernel code has run yet: the harness failed, not the kernel
+            raise SampleFailed("harness_error", error=f"clock calibration on the reference: "
+                                                      f"{failed.details.get('error', failed.status)}") from None
         self.post({"op": "load"})
-        return overhead
+        return [w - t for t, w in zip(times, walls)]
 
     def request(self, op: str, values: list, **fields) -> list:
         """Send request `op` with `values` as its inputs; returns what the judge can read back of those
@@ -382,27 +382,45 @@ class Conversation:
         reply = self.expect("memory")
         self.record["memory_stats"] = _bounded_json(reply.get("stats"))
 
-    def timing_case(self, trial: int) -> Case:
+    def timing_case(self, trial: int, phase: str = "timed") -> Case:
         """Inputs of timed call `trial`: fresh, from the salt, never seen in a correctness case, and
         scaled like one of the run's cases chosen at random (a kernel that is right only on the
         visible distribution fails the audits of the others)."""
         scales = sorted({c["scale"] for c in self.job["cases"] if c.get("hidden_index") is None})
-        seed = derived_seed(self.job["input_salt"], "timed", trial)
-        return Case(f"timed_{trial}", seed, scales[seed % len(scales)])
+        seed = derived_seed(self.job["input_salt"], phase, trial)
+        return Case(f"{phase}_{trial}", seed, scales[seed % len(scales)])
 
     def time_trials(self, like: Case) -> None:
-        """Warm-ups and timed calls, each on inputs the judge writes into the shared buffers just
-        before it asks for the call; the judge's clock runs from its request to the reply."""
+        """Warm-ups and timed calls; then the statistics, the clock's flags and the audits."""
         job, refs = self.job, self.judge.references
         buffers = self.request("timing", refs.inputs(like), flush_l2=job["flush_l2"])
         self.expect("ready")
         trials, warmup = job["num_perf_trials"], job["num_warmup"]
+        keep = self.trials_to_keep(refs.get(like), trials)
+        times, walls, kept, l2_resets = self.run_trials(buffers, like, "timed", warmup, trials, keep)
+        self.lap("timing")
+        self.record["runtime_stats"] = dict(summarize(times), num_warmup=warmup, l2_flush=bool(job["flush_l2"]),
+                                            device=str(self.device))
+        if self.device.type == "cuda":
+            self.record["runtime_stats"]["persisting_l2_resets"] = l2_resets
+        self.record["judge_wall_stats"] = summarize(walls)
+        self.record["judge_clock_overhead_ms"] = summarize(self.clock_overhead)
+        self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, self.clock_overhead,
+                                                calibrated=self.device.type == "cuda")
+        self.audit(kept)
+
+    def run_trials(self, buffers: list, like: Case, phase: str, warmup: int, trials: int, keep: set,
+                   stop_after: tuple[int, float] | None = None) -> tuple[list, list, dict, int]:
+        """Warm-ups, then timed calls, each on fresh inputs the judge writes into the shared buffers
+        just before it asks for the call; the judge's clock runs from its request to the reply.
+        Returns reported and judge milliseconds, copies of the outputs of the calls in `keep` and how
+        many calls reset the persisting L2. `stop_after` (count, seconds): stop once that many calls
+        took that long."""
+        refs = self.judge.references
         times, walls, kept, l2_resets = [], [], {}, 0
-        expected = refs.get(like)
-        bound = payload_bound(buffers) + payload_bound(expected)
-        keep = self.trials_to_keep(expected, trials)
+        bound = payload_bound(buffers) + payload_bound(refs.get(like))
         for index in range(-warmup, trials):
-            fresh = refs.inputs(self.timing_case(index))
+            fresh = refs.inputs(self.timing_case(index, phase))
             message = {"op": "trial"}
             payload = b""
             if self.device.type == "cuda":
@@ -428,16 +446,9 @@ class Conversation:
             if index in keep:
                 kept[index] = [o.clone() if isinstance(o, torch.Tensor) else o for o in outputs]
             del outputs, fresh
-        self.lap("timing")
-        self.record["runtime_stats"] = dict(summarize(times), num_warmup=warmup, l2_flush=bool(job["flush_l2"]),
-                                            device=str(self.device))
-        if self.device.type == "cuda":
-            self.record["runtime_stats"]["persisting_l2_resets"] = l2_resets
-        self.record["judge_wall_stats"] = summarize(walls)
-        self.record["judge_clock_overhead_ms"] = summarize(self.null_overhead)
-        self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, self.null_overhead,
-                                                calibrated=self.device.type == "cuda")
-        self.audit(kept)
+            if stop_after and len(times) >= stop_after[0] and sum(walls) / 1e3 >= stop_after[1]:
+                break
+        return times, walls, kept, l2_resets
 
     def trials_to_keep(self, expected: list, trials: int) -> set:
         """The timed calls whose outputs the judge copies, for audits chosen after the phase: all of
@@ -521,11 +532,11 @@ def _bounded_json(value, limit: int = 4000):
     return value if len(text) <= limit else None
 
 
-def timing_flags(stats: dict, times: list, walls: list, null_overhead: list, calibrated: bool) -> list[str]:
+def timing_flags(stats: dict, times: list, walls: list, clock_overhead: list, calibrated: bool) -> list[str]:
     """The judge's clock against the reported event times, trial by trial: a call cannot take longer
-    than the judge waited for it, and a call much shorter than that is suspicious (beyond what the null
-    trials showed the judge's clock adds). `calibrated` (CUDA, where the clock is steady enough): the
-    median gap between the judge's clock and the reported time may exceed the null trials' median gap
+    than the judge waited for it, and a call much shorter than that is suspicious (beyond what the
+    reference's trials showed the judge's clock adds). `calibrated` (CUDA, where the clock is steady enough): the
+    median gap between the judge's clock and the reported time may exceed the reference trials' median gap
     by at most SLACK_FRACTION of the reported time plus SLACK_MS."""
     flags = []
     resets = stats.get("persisting_l2_resets")
@@ -535,12 +546,12 @@ def timing_flags(stats: dict, times: list, walls: list, null_overhead: list, cal
     if over:
         flags.append(f"timing_exceeds_wall_clock: {over} of {len(times)} trials reported more than the judge waited")
     reported, waited = sum(times) / 1e3, sum(walls) / 1e3
-    # What the event times rightly leave out (flushes, synchronisation, messages), as the null trials saw it.
-    overhead = statistics.median(null_overhead) * len(times) / 1e3 if null_overhead else 0.002 * len(times)
+    # What the event times rightly leave out (flushes, synchronisation, messages), as the reference's trials saw it.
+    overhead = statistics.median(clock_overhead) * len(times) / 1e3 if clock_overhead else 0.002 * len(times)
     if waited > 2 * (reported + overhead) + 0.1:
         flags.append(f"timing_far_below_wall_clock: {reported:.3f} s reported, {waited:.3f} s waited")
-    if calibrated and null_overhead:
-        gap = statistics.median(w - t for t, w in zip(times, walls)) - statistics.median(null_overhead)
+    if calibrated and clock_overhead:
+        gap = statistics.median(w - t for t, w in zip(times, walls)) - statistics.median(clock_overhead)
         allowed = SLACK_FRACTION * statistics.median(times) + SLACK_MS
         if gap > allowed:
             flags.append(f"timing_below_judge_clock: the judge waited {gap:.4f} ms per call more than the reported "
@@ -612,16 +623,15 @@ def run_judge(worker_id: int, settings: dict, device: str, child_env: dict, jobs
     judge = Judge(settings, device, child_env, spares)
     from ..measure.environment import fingerprint_for  # the same fingerprint the baseline files carry
 
-    results.put(("fingerprint", worker_id,
-                 fingerprint_for(judge.device, settings["tf32_mode"], settings["precision"], settings)))
-    while True:
-        job = jobs.get()
-        if job is None:
-            judge.close()
-            return
-        results.put(("start", worker_id, job["key"]))
-        try:
-            record = judge.evaluate(job)
-        except Exception as exc:  # a judge bug must not lose the batch: record it as such
-            record = {"eval_status": "harness_error", "error": f"{type(exc).__name__}: {exc}", "cases": []}
-        results.put(("done", worker_id, job["key"], record))
+    try:
+        results.put(("fingerprint", worker_id,
+                     fingerprint_for(judge.device, settings["tf32_mode"], settings["precision"], settings)))
+        while (job := jobs.get()) is not None:
+            results.put(("start", worker_id, job["key"]))
+            try:
+                record = judge.evaluate(job)
+            except Exception as exc:  # a judge bug must not lose the batch: record it as such
+                record = {"eval_status": "harness_error", "error": f"{type(exc).__name__}: {exc}", "cases": []}
+            results.put(("done", worker_id, job["key"], record))
+    finally:  # also when the evaluator terminates this process: no spare sandbox outlives its judge
+        judge.close()

@@ -362,9 +362,11 @@ def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, r
             progress.update(key, record)
     finally:
         progress.close()
-        for process in workers:
-            process.terminate() if process.is_alive() else None
-            process.join(timeout=10)
+        for process in workers:  # each judge got its stop signal: let it discard its spare sandboxes
+            process.join(timeout=15 if not by_key else 0)
+            if process.is_alive():
+                process.terminate()  # the judge's SIGTERM handler still discards them (judge_worker)
+                process.join(timeout=10)
 
 
 def _check_workers(workers, in_flight, by_key, recorder, progress) -> None:

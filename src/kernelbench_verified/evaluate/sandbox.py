@@ -7,10 +7,12 @@ imported. The job arrives as the first message; the process writes the kernel's 
 bytes the evaluator checked, into its private /job and loads it (compiling its extensions into its own
 build directory, /build) and builds ModelNew from the arguments the judge sends.
 
-From then on it only answers the judge: "alloc" (buffers the judge fills, on CUDA), "call" (run the
-model on these inputs, hand back the outputs), "memory", "timing" and one "trial" per timed call (inputs the judge wrote just before,
-raw event times back), "end". It never sees a problem file, a hidden test, a seed, a scale or the
-name of a case, and it decides nothing: the judge compares, computes statistics and records.
+Before the kernel loads, the judge times the problem's public reference here (calibrate), so it knows
+what its own clock adds to an event time. From then on the process only answers the judge: "alloc"
+(buffers the judge fills, on CUDA), "call" (run the model on these inputs, hand back the outputs),
+"memory", "timing" and one "trial" per timed call (inputs the judge wrote just before, raw event times
+back), "end". It never sees a hidden test, a seed, a scale or the name of a case, and it decides
+nothing: the judge compares, computes statistics and records.
 Everything it says is checked by the judge, which treats this process as hostile.
 """
 
@@ -33,7 +35,7 @@ import torch
 from . import integrity
 from .build import trim_compiler_output
 from .channel import Channel
-from .transport import DTYPES, export_values, import_values
+from .transport import DTYPES, export_values, import_values, release_exports
 from ..measure.timing import peak_memory, precision_flags, set_tf32_mode, timed_call, trial_tools
 from ..problems.inputs import PRECISIONS, construct_model
 from ..problems.load import load_module
@@ -110,7 +112,8 @@ class Session:
     def __init__(self, job: dict, channel: Channel, model):
         self.job, self.channel, self.model = job, channel, model
         self.device = torch.device(job["device"])
-        self.buffers: list = []
+        self.buffers: list = []  # the timed phase's inputs
+        self.buffers_given: list = []  # the last request's inputs
         self.flags: list[str] = []
 
     def _inputs(self, message: dict) -> list:
@@ -121,10 +124,15 @@ class Session:
 
     def alloc(self, message: dict) -> None:
         """Buffers for the next request's inputs, which the judge maps and fills."""
+        self.buffers_given = []
+        release_exports(self.held())  # the previous request's buffers, which the judge no longer maps
         self.buffers_given = [torch.empty(s["shape"], dtype=DTYPES[s["dtype"]], device=self.device)
                               if "shape" in s else s.get("value") for s in message["specs"]]
-        torch.cuda.ipc_collect()  # the previous request's buffers, which the judge no longer maps
         self.channel.send({"event": "buffers", "buffers": export_values(self.buffers_given)[0]})
+
+    def held(self) -> list:
+        """The buffers the judge still maps: the last ones it asked for and the timed phase's."""
+        return self.buffers_given + self.buffers
 
     def call(self, message: dict) -> None:
         inputs = self._inputs(message)
@@ -177,31 +185,46 @@ class Session:
 
 
 def calibrate(job: dict, channel: Channel, device: torch.device) -> None:
-    """Null trials before any kernel code is loaded, so the judge learns what its clock adds to an
-    event time here (messages, flush, synchronisation) while this process is still its own: empty
-    outputs shaped like the reference's, through the same timed_call and transport."""
-    shapes = job.get("calibration", {}).get("outputs", [])
-    dtypes = [DTYPES.get(s["dtype"], torch.float32) for s in shapes]
-    tools = trial_tools(device, bool(job.get("flush_l2")))
+    """Reference trials before any kernel code is loaded: the judge times the problem's public
+    reference here, through the very requests and transport the kernel's trials will take, and so
+    learns what its clock adds to an event time for this problem while this process is still its own."""
+    path = Path(job["workdir"]) / "reference.py"
+    path.write_text(job["reference_source"])
+    reference = load_module(path, "calibration_reference")
+    model = construct_model(reference.Model, import_values(job["init_args"]), job["seed"], device,
+                            PRECISIONS[job["precision"]])
+    session = Session(job, channel, model)
+    if serve(session, ("alloc", "timing", "trial"), until="load") != "load":
+        raise RuntimeError("the judge's calibration did not end with load")
+    session.buffers = session.buffers_given = []
+    if device.type == "cuda":
+        release_exports([])
+        torch.cuda.empty_cache()
+
+
+def serve(session: "Session", ops: tuple, until: str) -> str | None:
+    """Answer the judge's requests in `ops` until `until` arrives (returned) or another one does
+    (None); a request that raises sends its error and returns "error"."""
     while True:
-        message = channel.receive(max_payload=0)
-        if message.get("op") != "null_trial":
-            if message.get("op") != "load":
-                raise RuntimeError(f"expected load, got {message.get('op')!r}")
-            return
-        # Fresh outputs every trial, as a kernel's are: exporting a new storage costs more than an old one.
-        outputs, ms = timed_call(lambda: [torch.empty(s["shape"], dtype=d, device=device)
-                                          for s, d in zip(shapes, dtypes)], device, tools)
-        send_reply(channel, {"event": "trial", "ms": ms, "l2_reset": tools.last_reset}, outputs)
+        message = session.channel.receive(max_payload=MAX_INPUT_PAYLOAD)
+        if session.device.type == "cuda":  # a new request: the judge has dropped the previous outputs' mappings
+            release_exports(session.held())
+        op = message.get("op")
+        if op == until:
+            return op
+        if op not in ops:
+            return None
+        try:
+            getattr(session, op)(message)
+        except BaseException as exc:
+            _error(session.channel, _status_for(exc), exc, phase=op)
+            return "error"
 
 
 def send_reply(channel: Channel, reply: dict, outputs: list) -> None:
-    """Send `reply` with `outputs`, then let CUDA free what the judge has stopped mapping: memory
-    handed over by IPC is only released here, and a run of large outputs would exhaust the device."""
+    """Send `reply` with `outputs` (on CUDA, memory the judge maps until its next request)."""
     descs, payload = export_values(outputs)
     channel.send(dict(reply, outputs=descs), payload)
-    if any(isinstance(o, torch.Tensor) and o.is_cuda for o in outputs):
-        torch.cuda.ipc_collect()
 
 
 def run(job: dict, channel: Channel) -> None:
@@ -230,19 +253,8 @@ def run(job: dict, channel: Channel) -> None:
         _error(channel, _status_for(exc), exc, phase="init")
         return
     session = Session(job, channel, model)
-    handlers = {"alloc": session.alloc, "call": session.call, "memory": session.memory, "timing": session.timing,
-                "trial": session.trial}
-    while True:
-        message = channel.receive(max_payload=MAX_INPUT_PAYLOAD)
-        op = message.get("op")
-        if op == "end" or op not in handlers:
-            session.end()
-            return
-        try:
-            handlers[op](message)
-        except BaseException as exc:
-            _error(channel, _status_for(exc), exc, phase=op)
-            return
+    if serve(session, ("alloc", "call", "memory", "timing", "trial"), until="end") != "error":
+        session.end()  # after "end" or any request out of place, which the judge then sees as one
 
 
 def main() -> None:

@@ -8,11 +8,18 @@ a patched method in the sender's process cannot alter what is compared.
 
 Values that are not tensors travel as JSON ({"value": ...}); anything else becomes its repr, which
 compares unequal to any real value.
+
+CUDA IPC memory stays with its producer until the producer's reference counters say the consumers are
+done; torch's consumer decrements them in a shared-memory file that the producer names. The jailed
+sandbox's /dev/shm is private, so the judge could never reach that file (and must not write to a file
+a kernel names): the judge ignores the counter and the producer's event, and the sandbox releases its
+own counters once the judge's next request shows it has dropped the mappings (release_exports).
 """
 
 from __future__ import annotations
 
 import base64
+import secrets
 
 import torch
 
@@ -38,6 +45,26 @@ def _json_value(value):
     return repr(value)
 
 
+# The producer's side: (storage pointer, counter file, counter offset) of every CUDA export
+# whose counter is still held.
+_EXPORTED: list[tuple] = []
+
+
+def release_exports(keep: list) -> None:
+    """Release the counters of everything exported so far except the storages of `keep` (tensors the
+    judge still maps), so CUDA can reuse that memory; called when a new request from the judge arrives."""
+    kept = {t.untyped_storage().data_ptr() for t in keep if isinstance(t, torch.Tensor) and t.is_cuda}
+    still = []
+    for entry in _EXPORTED:
+        pointer, counter_file, counter_offset = entry
+        if pointer in kept:
+            still.append(entry)
+        else:
+            torch.UntypedStorage._release_ipc_counter_cuda(counter_file, counter_offset)
+    _EXPORTED[:] = still
+    torch.cuda.ipc_collect()
+
+
 def export_values(values: list) -> tuple[list, bytes]:
     """Descriptions of `values` and the bytes of their CPU tensors, for one message."""
     descs, chunks, offset = [], [], 0
@@ -55,6 +82,7 @@ def export_values(values: list) -> tuple[list, bytes]:
                 # the H200 ("invalid device pointer"); a copy in ordinary memory can, with the same values.
                 tensor = tensor.clone()
                 handle = tensor.untyped_storage()._share_cuda_()
+            _EXPORTED.append((tensor.untyped_storage().data_ptr(), handle[4], handle[5]))
             desc["cuda_ipc"] = [_b64(v) for v in handle]
             desc["offset_bytes"] = tensor.storage_offset() * tensor.element_size()
         else:
@@ -92,8 +120,7 @@ def _import_one(desc, payload: bytes):
         return desc["value"]
     dtype, shape, nbytes = _shape_and_bytes(desc)
     if "cuda_ipc" in desc:
-        args = [_unb64(v) for v in desc["cuda_ipc"]]
-        storage = torch.UntypedStorage._new_shared_cuda(*args)
+        storage = torch.UntypedStorage._new_shared_cuda(*_ipc_arguments(desc["cuda_ipc"]))
         offset = desc.get("offset_bytes", 0)
         if not isinstance(offset, int) or offset < 0 or offset + nbytes > storage.nbytes():
             raise ValueError("tensor description points outside its storage")
@@ -106,6 +133,20 @@ def _import_one(desc, payload: bytes):
     if nbytes == 0:
         return torch.empty(shape, dtype=dtype)
     return torch.frombuffer(bytearray(payload[offset:offset + nbytes]), dtype=torch.uint8).view(dtype).reshape(shape)
+
+
+def _ipc_arguments(fields) -> tuple:
+    """_new_shared_cuda's arguments from an untrusted _share_cuda_ tuple: the memory handle and sizes
+    as sent, checked; a counter file name that cannot exist (the consumer's decrement on release then
+    finds nothing) and no producer event to wait on (the sandbox synchronises before it replies)."""
+    if not isinstance(fields, list) or len(fields) != 8:
+        raise ValueError("malformed CUDA IPC description")
+    device, handle, size, offset = fields[0], _unb64(fields[1]), fields[2], fields[3]
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (device, size, offset)) \
+            or not isinstance(handle, bytes):
+        raise ValueError("malformed CUDA IPC description")
+    nowhere = f"/kbv_no_counter_{secrets.token_hex(8)}".encode()
+    return device, handle, size, offset, nowhere, 0, b"", False
 
 
 def payload_bound(values: list, slack: int = 1 << 20) -> int:

@@ -7,6 +7,8 @@ It starts its first sandboxes before it imports torch itself (through judge.py),
 from __future__ import annotations
 
 import os
+import signal
+import sys
 
 from .launch import SPARE_SANDBOXES, start_sandbox
 
@@ -15,6 +17,8 @@ def judge_worker(worker_id: int, settings: dict, device: str, child_env: dict, j
     """Judge process entry: take jobs until a None arrives; report ("start", ...) and ("done", ...).
     Sandboxes are started before the torch import below."""
     os.environ.update(child_env)
+    # Terminated by the evaluator (interrupted run): unwind, so the judge kills its spare sandboxes.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     # On the CPU a starting sandbox competes with the kernel being timed for the same cores: one spare.
     count = SPARE_SANDBOXES if device.startswith("cuda") else 1
     spares = tuple(start_sandbox(child_env, settings.get("jail")) for _ in range(count))
