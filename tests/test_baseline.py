@@ -13,6 +13,7 @@ from kernelbench_verified.baseline.timing import DEFAULT_MODES
 from kernelbench_verified.measure.baseline_files import load_baseline
 from kernelbench_verified.measure.fingerprints import compare_fingerprints
 from kernelbench_verified.errors import UserError
+from kernelbench_verified.problems.load import source_sha256
 
 SCRIPT = ROOT / "scripts" / "generate_baseline_time.py"
 FIGURES = ROOT / "benchmarks" / "baseline_figures.py"
@@ -62,6 +63,8 @@ def test_writes_one_file_per_mode_with_fingerprint_and_stats(first_run):
             assert entry["num_trials"] == 2 and entry["peak_memory"] == -1 and entry["device"] == "cpu"
             assert 0 < entry["min"] <= entry["median"] <= entry["max"] and entry["min"] <= entry["mean"]
             assert entry["seconds"] > 0 and entry["hardware"].startswith("cpu")
+        for name, entry in data["level1"].items():  # the digest of the file it timed, as results carry it
+            assert entry["problem_sha256"] == source_sha256(TINY / "KernelBench" / "level1" / name)
         assert data["failures"] == {}
         assert load_baseline(out / "cpu" / f"{mode}.json").fingerprint == fingerprint
 

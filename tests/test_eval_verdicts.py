@@ -4,8 +4,9 @@ import json
 
 import pytest
 
-from conftest import load_config, make_run, tiny_overrides
+from conftest import TINY, load_config, make_run, tiny_overrides
 from kernelbench_verified.evaluate.run import evaluate_run
+from kernelbench_verified.problems.load import source_sha256
 
 BATCH = {
     (1, 0): "relu_correct",
@@ -47,6 +48,8 @@ def test_correct_kernels_pass_every_case_and_are_timed(results):
         phases = record["metadata"]["phase_seconds"]
         assert set(phases) == {"start_and_load", "correctness_and_memory", "timing", "timed_checks"}
         assert 0 < sum(phases.values()) <= record["metadata"]["eval_seconds"]
+        problem_file = TINY / "KernelBench" / "level1" / record["problem"]
+        assert record["metadata"]["problem_sha256"] == source_sha256(problem_file)  # what the baseline must match
 
 
 def test_identity_shortcut_passes_visible_inputs_and_fails_d4(results):

@@ -130,6 +130,23 @@ def test_script_writes_the_page_and_names_what_it_used(tmp_path):
     assert data["sections"][0]["baseline"]["digest"] == hashlib.sha256(baseline_file.read_bytes()).hexdigest()[:12]
     assert data["sections"][0]["baseline"]["fingerprint"]["driver"] == "570.00"
     assert "plotly.js v" in html and "<script src" not in html   # plotly embedded, nothing fetched
+    assert data["cpu_timing"] is False and "timed on the CPU" not in done.stderr
+
+
+def test_cpu_timings_are_labelled_as_no_speedup_claim(tmp_path):
+    timing = tmp_path / "timing"
+    shutil.copytree(FIXTURES / "timing", timing)
+    baseline_file = timing / "H200" / "baseline_time_torch_tf32.json"
+    stored = json.loads(baseline_file.read_text())
+    stored["fingerprint"]["device"] = "cpu"
+    baseline_file.write_text(json.dumps(stored))
+    out = tmp_path / "board.html"
+    done = cli("generate_leaderboard.py", "--out", out, "--runs_dir", PATHS["runs_dir"], "--timing_dir", timing,
+               "--degenerate_file", PATHS["degenerate_file"], "--runs", "alpha_level1_test")
+    assert done.returncode == 0, done.stderr
+    assert "timed on the CPU" in done.stderr and "no GPU speedup claim" in done.stderr  # the terminal
+    html = out.read_text()
+    assert page_data(html)["cpu_timing"] is True and "CPU timings: " in html  # the page
 
 
 @pytest.mark.parametrize("args, message", [
@@ -164,7 +181,7 @@ def test_analysis_script_prints_the_metrics_of_one_run():
                "bootstrap_resamples=200")
     assert done.returncode == 0, done.stderr
     lines = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in done.stdout.splitlines()[1:])
-    assert lines["correct (best of N)"] == "75.0%" and lines["Fast@2"] == "25.0%"
+    assert lines["correct (best of N)"] == "75.0%" and lines["Fast@2"] == "25.0%" and "pass@1" in lines
     assert lines["correct speedup (geomean)"].startswith("1.587x  [")
     assert lines["KernelBench avg speedup"] == "1.682x" and lines["uses less memory"] == "33.3%"  # (4·2·1·1)^(1/4)
     bad = cli("benchmark_eval_analysis.py", "run_name=alpha_level1_test", "level=9", f"runs_dir={PATHS['runs_dir']}")
@@ -276,3 +293,29 @@ def test_a_run_named_anything_is_found_through_its_recorded_config(tmp_path):
     (runs / "other").mkdir()  # no name pattern, no config: not a run, and said so when named
     with pytest.raises(UserError, match="holds no generate_config.yaml"):
         build_report(Options(**{**PATHS, "runs_dir": str(runs), "runs": ["other"]}))
+
+
+def test_a_run_of_other_problem_files_than_the_baseline_timed_is_refused(tmp_path):
+    """The demo's toy problems share ids with level 1: scoring them against the H200 baseline of the
+    real problems must stop, naming the problems, instead of printing speedups."""
+    runs, timing = tmp_path / "runs", tmp_path / "timing"
+    shutil.copytree(FIXTURES / "runs", runs)
+    shutil.copytree(FIXTURES / "timing", timing)
+    baseline_file = timing / "H200" / "baseline_time_torch_tf32.json"
+    stored = json.loads(baseline_file.read_text())
+    for entry in stored["level1"].values():
+        entry["problem_sha256"] = "a" * 16
+    baseline_file.write_text(json.dumps(stored))
+    results_file = runs / "alpha_level1_test" / "eval_results.json"
+    records = json.loads(results_file.read_text())
+    for record in records.values():
+        record["metadata"]["problem_sha256"] = "a" * 16
+    results_file.write_text(json.dumps(records))
+    paths = {"runs_dir": str(runs), "timing_dir": str(timing)}
+    report(**paths)  # the same files: scored as before
+
+    records["2_0"]["metadata"]["problem_sha256"] = "b" * 16
+    results_file.write_text(json.dumps(records))
+    with pytest.raises(UserError, match=r"alpha_level1_test evaluated problems L1/2 from files other than .*"
+                                        r"baseline_time_torch_tf32.json timed"):
+        report(**paths)

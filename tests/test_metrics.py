@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from kernelbench_verified.leaderboard.metrics import (best_of_n, bootstrap_intervals, geomean, per_sample, pool,
+from kernelbench_verified.leaderboard.metrics import (best_of_n, bootstrap_intervals, geomean, pass_at_k, per_sample, pool,
                                           sample_table, summarize)
 
 nan = float("nan")
@@ -93,3 +93,14 @@ def test_bootstrap_intervals_bracket_the_estimate_and_are_reproducible():
     # a constant sample: every resample gives the same value
     constant = sample_table([[True]] * 5, [[True]] * 5, [[2.0]] * 5, [[nan]] * 5)
     assert bootstrap_intervals(constant, num_resamples=100)["correct_speedup"] == pytest.approx([2.0, 2.0])
+
+
+def test_pass_at_k_is_the_unbiased_estimate_for_k_up_to_the_samples():
+    correct = np.array([[True, False, False, False, False], [True] * 5, [False] * 5])
+    assert pass_at_k(correct, 1) == pytest.approx((1 / 5 + 1 + 0) / 3)
+    # two of five drawn from one correct: 1 - C(4,2)/C(5,2) = 1 - 6/10
+    assert pass_at_k(correct, 2) == pytest.approx((0.4 + 1 + 0) / 3)
+    assert pass_at_k(correct, 5) == pytest.approx(2 / 3)
+    assert np.isnan(pass_at_k(correct, 10))
+    table = sample_table(correct, correct, np.where(correct, 1.0, np.nan), np.full(correct.shape, np.nan))
+    assert list(summarize(table)["pass_at_k"]) == ["1", "5"]  # pass@10 needs ten samples

@@ -107,7 +107,8 @@ def generate_baselines(cfg: DictConfig) -> int:
                    or not files.done(m, problem.level, problem.filename, bool(cfg.retry_failed))]
         if pending:
             jobs.append({"key": f"{problem.level}/{problem.filename}", "level": problem.level,
-                         "filename": problem.filename, "path": str(problem.path), "modes": pending})
+                         "filename": problem.filename, "path": str(problem.path), "modes": pending,
+                         "problem_sha256": problem.source_sha256})
     total = sum(len(job["modes"]) for job in jobs)
     done = len(problems) * len(settings["modes"]) - total
     print(f"{total} timing(s) to take ({len(jobs)} problem(s) x modes), {done} already recorded; "
@@ -164,7 +165,7 @@ def dispatch(jobs: list, settings: dict, devices: list[str], files: BaselineFile
                 mode, entry = message[3], message[4]
                 job = by_key[key]
                 job["remaining"].remove(mode)
-                entry = _finish_entry(entry, devices[worker_id], fingerprints[mode])
+                entry = _finish_entry(entry, job, devices[worker_id], fingerprints[mode])
                 files.put(mode, job["level"], job["filename"], entry)
                 progress.update(job, mode, entry)
                 if not job["remaining"]:
@@ -177,9 +178,10 @@ def dispatch(jobs: list, settings: dict, devices: list[str], files: BaselineFile
             process.join(timeout=10)
 
 
-def _finish_entry(entry: dict, device: str, fingerprint: dict) -> dict:
+def _finish_entry(entry: dict, job: dict, device: str, fingerprint: dict) -> dict:
+    """The stored entry: the measurement, where it ran, and the digest of the file it timed."""
     hardware = fingerprint["gpu_name"] or f"cpu ({fingerprint['host_cpu']})"
-    return dict(entry, hardware=hardware, device=device)
+    return dict(entry, hardware=hardware, device=device, problem_sha256=job["problem_sha256"])
 
 
 def _replace_dead_workers(workers, start, in_flight, by_key, files, devices, fingerprints, progress) -> None:
@@ -202,7 +204,7 @@ def _replace_dead_workers(workers, start, in_flight, by_key, files, devices, fin
 
 def _record_failure(job, error, device, files, fingerprints, progress) -> None:
     for mode in job["remaining"]:
-        entry = _finish_entry({"error": error}, device, fingerprints[mode])
+        entry = _finish_entry({"error": error}, job, device, fingerprints[mode])
         files.put(mode, job["level"], job["filename"], entry)
         progress.update(job, mode, entry)
 

@@ -184,7 +184,8 @@ class Recorder:
 
     def save(self, problem: Problem, sid: int, judged: dict, **context) -> dict:
         key = f"{problem.pid}_{sid}"
-        record = new_record(problem.level, problem.pid, sid, problem.filename, judged, {**self.context, **context})
+        record = new_record(problem.level, problem.pid, sid, problem.filename, judged,
+                            {**self.context, "problem_sha256": problem.source_sha256, **context})
         if key in self.findings:
             record = apply_policy(record, self.findings[key], self.policy)
         self.store.put(key, record)

@@ -13,7 +13,7 @@ from ..errors import UserError
 from .metrics import FAST_P_THRESHOLDS, bootstrap_intervals, per_sample, summarize
 from ..problems.load import LEVELS
 from .discovery import (DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, Run, load_baseline, load_degenerate,
-                        load_run_results)
+                        load_run_results, timed_on_cpu)
 from .scoring import Setting, score_run
 
 
@@ -36,6 +36,7 @@ def metric_lines(summary: dict, ci: dict, spread: dict) -> list[tuple[str, str]]
             ("samples per problem", str(summary["num_samples"])),
             ("correct (best of N)", _pct(summary["correct"])),
             ("compiled (best of N)", _pct(summary["compiled"]))]
+    rows += [(f"pass@{k}", _pct(value)) for k, value in summary["pass_at_k"].items()]
     rows += [(f"Fast@{p:g}", _pct(fast[f"{p:g}"]) + (_interval(ci["fast_1"], _pct) if p == 1.0 else ""))
              for p in FAST_P_THRESHOLDS]
     rows += [("correct speedup (geomean)", _times(summary["correct_speedup"]) + _interval(ci["correct_speedup"], _times)),
@@ -74,7 +75,8 @@ def analyze_run(cfg: DictConfig) -> int:
     rows = metric_lines(summarize(table), bootstrap_intervals(table, int(cfg.bootstrap_resamples)), per_sample(table))
     print(f"run {cfg.run_name} · level {level} · {cfg.hardware} · baseline {baseline.name} (sha256 {baseline.digest})"
           f" · {'hidden' if cfg.use_hidden_eval else 'standard'} correctness"
-          + (f" · tolerance {cfg.tolerance:g}" if cfg.tolerance is not None else ""))
+          + (f" · tolerance {cfg.tolerance:g}" if cfg.tolerance is not None else "")
+          + (" · CPU timings, no GPU speedup claim" if timed_on_cpu(baseline) else ""))
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"  {label:<{width}}  {value}")

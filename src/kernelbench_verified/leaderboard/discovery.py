@@ -57,6 +57,7 @@ class BaselineEntry:
     problem: str        # file name, e.g. 19_ReLU.py
     mean_ms: float
     peak_memory: int    # bytes, -1 when not recorded
+    problem_sha256: str | None = None  # digest of the problem file it timed (None in older files)
 
 
 @dataclass
@@ -67,6 +68,14 @@ class Baseline:
     fingerprint: dict | None
     digest: str         # first 12 hex digits of the file's sha256
     extra_keys: list = field(default_factory=list)
+
+
+def timed_on_cpu(baseline: Baseline) -> bool:
+    """Whether a baseline's times are CPU times (by its fingerprint, or the hardware folder of an
+    older file without one)."""
+    if baseline.fingerprint:
+        return baseline.fingerprint.get("device") == "cpu"
+    return baseline.path.parent.name.lower().startswith("cpu")
 
 
 def parse_run_name(name: str, runs_dir: Path) -> Run | None:
@@ -183,8 +192,10 @@ def _baseline_level(entries, path: Path, level_key: str) -> dict:
         if not match or isinstance(mean, bool) or not isinstance(mean, (int, float)):
             raise UserError(f"baseline file {path}: {level_key}/{problem} needs a numeric \"mean\" (ms)")
         memory = entry.get("peak_memory", -1)
+        digest = entry.get("problem_sha256")
         problems[int(match[1])] = BaselineEntry(problem, float(mean),
-                                                int(memory) if isinstance(memory, (int, float)) else -1)
+                                                int(memory) if isinstance(memory, (int, float)) else -1,
+                                                digest if isinstance(digest, str) else None)
     return problems
 
 

@@ -8,11 +8,13 @@ solved if any sample is correct, with the speed and memory of the fastest correc
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 FAST_P_THRESHOLDS = (0.0, 0.5, 0.8, 1.0, 1.5, 2.0)
+PASS_AT_K = (1, 5, 10)  # those up to the number of samples are reported
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,16 @@ def less_memory_share(outcomes: ProblemOutcomes) -> float:
     return share(outcomes.memory_ratio[known] > 1.0)
 
 
+def pass_at_k(correct: np.ndarray, k: int) -> float:
+    """The unbiased pass@k over problems: for n samples of which c are correct, the chance that k
+    of them drawn without replacement include a correct one, 1 - C(n-c, k) / C(n, k), averaged."""
+    n = correct.shape[1]
+    if not correct.size or not 1 <= k <= n:
+        return float("nan")
+    wrong = n - correct.sum(axis=1)
+    return float(np.mean([1.0 - math.comb(int(w), k) / math.comb(n, k) for w in wrong]))
+
+
 def summarize(table: SampleTable) -> dict:
     """Best-of-N metrics of one table (a level, or several levels pooled)."""
     outcomes = best_of_n(table)
@@ -121,6 +133,7 @@ def summarize(table: SampleTable) -> dict:
         "kernelbench_speedup": kernelbench_average_speedup(outcomes),
         "memory_efficiency": geomean(outcomes.memory_ratio[outcomes.solved]),
         "less_memory": less_memory_share(outcomes),
+        "pass_at_k": {str(k): pass_at_k(table.correct, k) for k in PASS_AT_K if k <= table.num_samples},
     }
 
 

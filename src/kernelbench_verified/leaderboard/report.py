@@ -16,7 +16,7 @@ from ..measure.fingerprints import compare_fingerprints
 from ..results import read_json
 from .metrics import ProblemOutcomes, best_of_n, bootstrap_intervals, per_sample, pool, summarize
 from .discovery import (Baseline, DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, RunResults, baseline_path,
-                        find_runs, load_baseline, load_degenerate, load_run_results)
+                        find_runs, load_baseline, load_degenerate, load_run_results, timed_on_cpu)
 from .scoring import ScoredRun, Setting, score_run
 
 # The two baselines of the deflation view: what published numbers used, and what practitioners deploy.
@@ -50,6 +50,10 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
               if (r := load_run_results(run, warnings)) is not None]
     if not loaded:
         raise UserError(f"none of the {len(runs)} run(s) in {options.runs_dir} has evaluation results")
+    cpu_timing = timed_on_cpu(main_baseline)
+    if cpu_timing:
+        warnings.insert(0, f"baseline {main_baseline.name} was timed on the CPU: the speedups below compare CPU "
+                           f"timings of this machine and are no GPU speedup claim")
     warnings += fingerprint_warnings(loaded, main_baseline)
     sources: dict[str, str] = {}
     sections = []
@@ -69,6 +73,7 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
     return {
         "generated": dt.datetime.now().isoformat(timespec="seconds"),
         "hardware": options.hardware,
+        "cpu_timing": cpu_timing,
         "correctness": "hidden" if options.use_hidden_eval else "standard",
         "degenerate": _degenerate_rows(degenerate, {r.run.level for r in loaded}),
         "sections": sections,

@@ -16,6 +16,7 @@ import numpy as np
 from .metrics import SampleTable
 from .roofline import floor_ms
 from .discovery import Baseline, RunResults
+from ..errors import UserError
 
 SHOWN_NAMES = 20   # sample keys a warning lists before "and N more"
 
@@ -66,6 +67,7 @@ def score_run(results: RunResults, baseline: Baseline, excluded: set[int], setti
     run = results.run
     entries = baseline.levels[run.level]
     pids = sorted(pid for pid in entries if pid not in excluded)
+    _refuse_other_problem_files(results, entries, baseline)
     verdict_records = _verdict_records(results, setting, warnings)
     report = ToleranceReport(setting.tolerance)
     missing_hidden = []
@@ -89,6 +91,24 @@ def score_run(results: RunResults, baseline: Baseline, excluded: set[int], setti
     _warn_below_floor(run.name, pids, table.speedup, [entries[pid].mean_ms for pid in pids], floors, warnings)
     return ScoredRun(results, setting, pids, [entries[pid].problem.removesuffix(".py") for pid in pids],
                      [entries[pid].mean_ms for pid in pids], table, verdicts, report)
+
+
+def _refuse_other_problem_files(results: RunResults, entries: dict, baseline: Baseline) -> None:
+    """A speedup compares two timings of one problem file: refuse a run whose records name a
+    different file digest than the baseline's (the demo's toy problems share ids with level 1's).
+    Files written before digests were recorded are not checked."""
+    differing = set()
+    for records in (results.standard or {}, results.hidden or {}):
+        for (pid, _), record in records.items():
+            ran = (record.get("metadata") or {}).get("problem_sha256")
+            timed = entries[pid].problem_sha256 if pid in entries else None
+            if ran and timed and ran != timed:
+                differing.add(pid)
+    if differing:
+        level = results.run.level
+        raise UserError(f"run {results.run.name} evaluated problems {_listed(f'L{level}/{p}' for p in sorted(differing))} "
+                        f"from files other than the ones baseline {baseline.path} timed (their sha256 differ); "
+                        f"time a baseline of the run's own problem files (generate_baseline_time.py problems_dir=...)")
 
 
 def _verdict_records(results: RunResults, setting: Setting, warnings: list[str]) -> dict:

@@ -23,6 +23,11 @@ INPUT_BLIND = {(1, 90), (1, 100), (3, 35), (3, 47)}
 _FILE_ID = re.compile(r"^(\d+)_.+\.py$")
 
 
+def source_sha256(path: Path) -> str:
+    """First 16 hex digits of the sha256 of a problem file's bytes."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
 @dataclass(frozen=True)
 class Problem:
     level: int
@@ -36,6 +41,12 @@ class Problem:
     @property
     def name(self) -> str:
         return self.path.stem
+
+    @property
+    def source_sha256(self) -> str:
+        """The problem file's digest, recorded in results and baselines: a speedup is only claimed
+        against a baseline of the very same file."""
+        return source_sha256(self.path)
 
     @property
     def input_blind(self) -> bool:
