@@ -15,7 +15,7 @@ from conftest import KERNELS, ROOT, TINY
 from kernelbench_verified.config import load_config
 from kernelbench_verified.errors import UserError
 from kernelbench_verified.generate.extraction import extract_kernel
-from kernelbench_verified.generate.run import QueryPacer, generate_run
+from kernelbench_verified.generate.run import QueryPacer, generate_run, provider_settings
 
 RESPONSES = TINY / "responses"
 SCRIPT = ROOT / "scripts" / "generate_samples.py"
@@ -87,6 +87,7 @@ def test_resume_skips_samples_that_have_a_kernel(tmp_path, capsys):
     (["server_type=anthropic", "model_name=c", "thinking_budget=4096", "max_tokens=2048"], "must be below max_tokens"),
     (["server_type=anthropic", "model_name=c", "api=responses"], "api='responses' is not supported"),
     (["num_workers=0"], "num_workers=0 must be an integer >= 1"),
+    (["prompt_option=two_shot"], "prompt_option='two_shot' is not one of one_shot, few_shot, cot"),
 ])
 def test_bad_settings_stop_before_any_work(tmp_path, monkeypatch, overrides, message):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -97,6 +98,22 @@ def test_bad_settings_stop_before_any_work(tmp_path, monkeypatch, overrides, mes
     with pytest.raises(UserError, match=re.escape(message)):
         generate_run(cfg)
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("server_type, key, endpoint", [
+    ("google", "GEMINI_API_KEY", "https://generativelanguage.googleapis.com/v1beta/openai/"),
+    ("fireworks", "FIREWORKS_AI_API_KEY", "https://api.fireworks.ai/inference/v1"),
+    ("sambanova", "SAMBANOVA_API_KEY", "https://api.sambanova.ai/v1"),
+    ("moonshot", "MOONSHOT_API_KEY", "https://api.moonshot.ai/v1"),
+])
+def test_upstream_server_types_read_their_key_and_default_endpoint(monkeypatch, server_type, key, endpoint):
+    cfg = load_config("generate", ["run_name=r", "level=1", f"server_type={server_type}", "model_name=m"])
+    monkeypatch.delenv(key, raising=False)
+    with pytest.raises(UserError, match=f"needs an API key: set {key}"):
+        provider_settings(cfg)
+    monkeypatch.setenv(key, "k-test")
+    settings = provider_settings(cfg)
+    assert (settings.api_key, settings.base_url) == ("k-test", endpoint)
 
 
 def test_the_script_reports_a_missing_key_in_one_line(tmp_path):

@@ -54,6 +54,7 @@ def test_precision_and_hardware_notes():
     assert "cast to float16" in fp16
     named = prompt_for(1, 1, TINY / "KernelBench", PromptOptions(hardware_note="h100"))
     assert "NVIDIA H100 (Hopper, compute capability 9.0" in named
+    assert "| memory | 80 GB HBM3, 3.35 TB/s |" in named and "| SMs | 132 |" in named  # the spec table
     verbatim = prompt_for(1, 1, TINY / "KernelBench", PromptOptions(hardware_note="RTX 4090 (Ada, sm_89)"))
     assert "run on RTX 4090 (Ada, sm_89)" in verbatim
 
@@ -63,3 +64,15 @@ def test_worked_example_uses_load_inline_and_the_answer_format_is_stated():
     assert "from torch.utils.cpp_extension import load_inline" in prompt
     assert "class ModelNew(nn.Module)" in prompt and prompt.rstrip().endswith("get_init_inputs to it.")
     assert prompt.index("Applies ReLU elementwise") > prompt.index("add_extension.add(a, b)")
+
+
+def test_prompt_options_choose_the_examples_and_the_reasoning():
+    one_shot = prompt_for(1, 1, TINY / "KernelBench", PromptOptions())
+    few_shot = prompt_for(1, 1, TINY / "KernelBench", PromptOptions(prompt_option="few_shot"))
+    cot = prompt_for(1, 1, TINY / "KernelBench", PromptOptions(prompt_option="cot"))
+    assert "softmax_rows" not in one_shot and "reason step by step" not in one_shot
+    assert "softmax_rows" in few_shot and "reason step by step" not in few_shot
+    assert "reason step by step" in cot and "softmax_rows" not in cot
+    for prompt in (few_shot, cot):  # the same task, problem and answer format around them
+        assert prompt.startswith(one_shot.split("Here is an example.")[0])
+        assert prompt.endswith(one_shot.split("The reference to optimise:")[1])

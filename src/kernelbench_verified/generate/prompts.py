@@ -1,7 +1,7 @@
 """The prompt a model gets for one problem: a pure function of the problem's source and the config.
 
-Parts, in order: the task, a worked example (a small Model and a ModelNew built with load_inline),
-the problem's source (for input-blind problems only the Model class and imports), a precision note
+Parts, in order: the task, the worked examples of `prompt_option` (one_shot: a small Model and a
+ModelNew built with load_inline; few_shot adds a row softmax; cot asks for reasoning first), the problem's source (for input-blind problems only the Model class and imports), a precision note
 for fp16/bf16, an optional hardware note, and the answer format. Snapshot tests pin the text.
 """
 
@@ -90,6 +90,95 @@ class ModelNew(nn.Module):
         return add_extension.add(a, b)
 ```'''
 
+SOFTMAX_EXAMPLE = '''\
+A second example. The reference is a softmax over the last dimension of a (4096, 8192) tensor:
+
+```python
+class Model(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(x, dim=-1)
+```
+
+An answer with one block per row: the row's maximum and sum of exponentials are reduced in shared
+memory, and the output is written in one more pass:
+
+```python
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+cuda_source = r"""
+#include <torch/extension.h>
+
+__global__ void softmax_rows(const float* x, float* out, int64_t cols) {
+    extern __shared__ float scratch[];
+    const float* row = x + blockIdx.x * cols;
+    float* dst = out + blockIdx.x * cols;
+    float local_max = -INFINITY;
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) local_max = fmaxf(local_max, row[c]);
+    scratch[threadIdx.x] = local_max;
+    __syncthreads();
+    for (int step = blockDim.x / 2; step > 0; step /= 2) {
+        if (threadIdx.x < step) scratch[threadIdx.x] = fmaxf(scratch[threadIdx.x], scratch[threadIdx.x + step]);
+        __syncthreads();
+    }
+    float row_max = scratch[0];
+    __syncthreads();
+    float local_sum = 0.f;
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) local_sum += __expf(row[c] - row_max);
+    scratch[threadIdx.x] = local_sum;
+    __syncthreads();
+    for (int step = blockDim.x / 2; step > 0; step /= 2) {
+        if (threadIdx.x < step) scratch[threadIdx.x] += scratch[threadIdx.x + step];
+        __syncthreads();
+    }
+    float inverse = 1.f / scratch[0];
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) dst[c] = __expf(row[c] - row_max) * inverse;
+}
+
+torch::Tensor softmax(torch::Tensor x) {
+    TORCH_CHECK(x.is_cuda() && x.dim() == 2, "a 2-D CUDA tensor is expected");
+    auto x_c = x.contiguous();
+    auto out = torch::empty_like(x_c);
+    int threads = 256;  // a power of two, for the tree reductions
+    softmax_rows<<<x_c.size(0), threads, threads * sizeof(float)>>>(x_c.data_ptr<float>(), out.data_ptr<float>(),
+                                                                   x_c.size(1));
+    return out;
+}
+"""
+
+softmax_extension = load_inline(
+    name="softmax_extension",
+    cpp_sources="torch::Tensor softmax(torch::Tensor x);",
+    cuda_sources=cuda_source,
+    functions=["softmax"],
+)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return softmax_extension.softmax(x)
+```'''
+
+COT_GUIDE = """\
+Before the code, reason step by step, briefly, in this order:
+1. Which operations dominate the time, and is each bound by memory traffic or by arithmetic?
+2. Which of them can be fused so that intermediate results never go to global memory?
+3. How the work maps onto threads and blocks (coalesced accesses, reductions, tiling, occupancy).
+4. What could make the result differ from the reference (accumulation order and precision, edge
+   sizes, large or negative values), and how the kernel avoids it.
+For the example above the reasoning would be: one elementwise add over 16.8 million floats moves
+3 x 64 MiB and does one addition per 12 bytes, so it is memory-bound; there is nothing to fuse; one
+thread per element with consecutive threads on consecutive elements gives coalesced loads; the
+result is exact in float32, so it matches for every input."""
+
+# prompt_option: the worked examples a prompt shows and any reasoning it asks for.
+PROMPT_OPTIONS = {
+    "one_shot": (EXAMPLE,),
+    "few_shot": (EXAMPLE, SOFTMAX_EXAMPLE),
+    "cot": (EXAMPLE, COT_GUIDE),
+}
+
 PRECISION_NOTES = {
     "fp16": "float16",
     "bf16": "bfloat16",
@@ -100,13 +189,26 @@ Precision: the floating-point inputs and weights are cast to {dtype} before your
 outputs are compared with a tolerance of 1e-2 (absolute and relative). Accumulate reductions and dot
 products in float32, and make your kernels accept {dtype} tensors."""
 
-# Short descriptions of common GPUs; any other hardware_note value is used verbatim.
+# Common GPUs: a one-line name and a spec table from NVIDIA's data sheets (SXM parts; peak tensor
+# throughput dense, without sparsity). Any other hardware_note value is used verbatim.
 KNOWN_GPUS = {
-    "H200": "NVIDIA H200 (Hopper, compute capability 9.0, 141 GB HBM3e, 50 MB L2)",
-    "H100": "NVIDIA H100 (Hopper, compute capability 9.0, 80 GB HBM3, 50 MB L2)",
-    "A100": "NVIDIA A100 (Ampere, compute capability 8.0, 40 or 80 GB HBM2e, 40 MB L2)",
-    "L40S": "NVIDIA L40S (Ada Lovelace, compute capability 8.9, 48 GB GDDR6, 96 MB L2)",
-    "B200": "NVIDIA B200 (Blackwell, compute capability 10.0, 180 GB HBM3e)",
+    "H200": ("NVIDIA H200 (Hopper, compute capability 9.0)",
+             {"SMs": "132", "memory": "141 GB HBM3e, 4.8 TB/s", "L2 cache": "50 MB",
+              "shared memory per SM": "up to 228 KB", "peak FP32 (CUDA cores)": "67 TFLOPS",
+              "peak TF32 / BF16 tensor cores": "495 / 989 TFLOPS"}),
+    "H100": ("NVIDIA H100 (Hopper, compute capability 9.0)",
+             {"SMs": "132", "memory": "80 GB HBM3, 3.35 TB/s", "L2 cache": "50 MB",
+              "shared memory per SM": "up to 228 KB", "peak FP32 (CUDA cores)": "67 TFLOPS",
+              "peak TF32 / BF16 tensor cores": "495 / 989 TFLOPS"}),
+    "A100": ("NVIDIA A100 (Ampere, compute capability 8.0)",
+             {"SMs": "108", "memory": "80 GB HBM2e, 2.0 TB/s", "L2 cache": "40 MB",
+              "shared memory per SM": "up to 164 KB", "peak FP32 (CUDA cores)": "19.5 TFLOPS",
+              "peak TF32 / BF16 tensor cores": "156 / 312 TFLOPS"}),
+    "L40S": ("NVIDIA L40S (Ada Lovelace, compute capability 8.9)",
+             {"SMs": "142", "memory": "48 GB GDDR6, 864 GB/s", "L2 cache": "96 MB",
+              "shared memory per SM": "up to 100 KB", "peak FP32 (CUDA cores)": "91.6 TFLOPS",
+              "peak TF32 / BF16 tensor cores": "183 / 362 TFLOPS"}),
+    "B200": ("NVIDIA B200 (Blackwell, compute capability 10.0)", {"memory": "180 GB HBM3e"}),
 }
 
 HARDWARE_NOTE = "Hardware: the kernels run on {gpu}; you may use features of this architecture."
@@ -121,6 +223,7 @@ test code, get_inputs or get_init_inputs to it."""
 class PromptOptions:
     precision: str = "fp32"
     hardware_note: str | None = None
+    prompt_option: str = "one_shot"  # a key of PROMPT_OPTIONS
 
 
 def problem_section(source: str, input_blind: bool) -> str:
@@ -139,10 +242,14 @@ def precision_section(precision: str) -> str | None:
 def hardware_section(hardware_note: str | None) -> str | None:
     if not hardware_note:
         return None
-    return HARDWARE_NOTE.format(gpu=KNOWN_GPUS.get(hardware_note.upper(), hardware_note))
+    if hardware_note.upper() not in KNOWN_GPUS:
+        return HARDWARE_NOTE.format(gpu=hardware_note)
+    name, specs = KNOWN_GPUS[hardware_note.upper()]
+    rows = "\n".join(f"| {key} | {value} |" for key, value in specs.items())
+    return HARDWARE_NOTE.format(gpu=name) + "\n\n| | |\n| --- | --- |\n" + rows
 
 
 def build_prompt(source: str, input_blind: bool, options: PromptOptions) -> str:
-    sections = [TASK, EXAMPLE, problem_section(source, input_blind),
+    sections = [TASK, *PROMPT_OPTIONS[options.prompt_option], problem_section(source, input_blind),
                 precision_section(options.precision), hardware_section(options.hardware_note), ANSWER_FORMAT]
     return "\n\n".join(s for s in sections if s) + "\n"

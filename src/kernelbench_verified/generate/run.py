@@ -25,7 +25,7 @@ from ..evaluate.run import problems_for
 from .extraction import extract_kernel
 from ..problems.inputs import PRECISIONS
 from ..problems.load import Problem
-from .prompts import PromptOptions, build_prompt
+from .prompts import PROMPT_OPTIONS, PromptOptions, build_prompt
 from .providers import (ProviderError, ProviderSettings, Request, create_provider, first_line, preset_for,
                         resolve_api_key)
 from ..results import RUN_CONFIG_NAMES, write_text_atomic
@@ -191,7 +191,8 @@ def generate_run(cfg: DictConfig) -> int:
     settings = provider_settings(cfg)
     provider = create_provider(settings)
     problems = problems_for(cfg)
-    options = PromptOptions(precision=cfg.precision, hardware_note=cfg.hardware_note)
+    options = PromptOptions(precision=cfg.precision, hardware_note=cfg.hardware_note,
+                            prompt_option=require_choice(cfg, "prompt_option", tuple(PROMPT_OPTIONS)))
     run_dir = Path(cfg.runs_dir) / safe_run_name(cfg.run_name)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(cfg, run_dir)

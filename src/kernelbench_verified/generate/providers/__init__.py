@@ -58,6 +58,11 @@ REGISTRY: dict[str, Preset] = {
     "compatible": Preset("compatible_provider", "OPENAI_API_KEY", key_required=False, apis=("chat", "responses")),
     "deepseek": Preset("compatible_provider", "DEEPSEEK_API_KEY", "https://api.deepseek.com"),
     "together": Preset("compatible_provider", "TOGETHER_API_KEY", "https://api.together.xyz/v1"),
+    # Upstream KernelBench's other server types, through their OpenAI-compatible endpoints.
+    "google": Preset("compatible_provider", "GEMINI_API_KEY", "https://generativelanguage.googleapis.com/v1beta/openai/"),
+    "fireworks": Preset("compatible_provider", "FIREWORKS_AI_API_KEY", "https://api.fireworks.ai/inference/v1"),
+    "sambanova": Preset("compatible_provider", "SAMBANOVA_API_KEY", "https://api.sambanova.ai/v1"),
+    "moonshot": Preset("compatible_provider", "MOONSHOT_API_KEY", "https://api.moonshot.ai/v1"),
     "vllm": Preset("compatible_provider", None, "http://localhost:8000/v1", key_required=False),
     "sglang": Preset("compatible_provider", None, "http://localhost:30000/v1", key_required=False),
     "replay": Preset("replay_provider", key_required=False),
