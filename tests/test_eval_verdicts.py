@@ -130,3 +130,49 @@ def test_static_reject_fails_a_hack_without_running_it(tmp_path):
     assert hack["metadata"]["eval_status_before_static"] == "not_run"
     assert results["1_1"]["eval_status"] == "correct"  # a warn-level finding does not reject
     assert {f["code"] for f in results["1_1"]["metadata"]["static_findings"]} == {"no_custom_kernel"}
+
+
+CONFIG_PROBLEM = '''
+import torch
+import torch.nn as nn
+
+HF_STYLE_CONFIG = {"width": 16, "activation": "gelu", "layers": [{"bias": True}, {"bias": False}]}
+
+
+class Model(nn.Module):
+    """Built from a name and a nested config dict, as the level-4 problems are."""
+
+    def __init__(self, name, config):
+        super().__init__()
+        config = dict(config)
+        self.layers = nn.Sequential(*[nn.Linear(config["width"], config["width"], bias=layer["bias"])
+                                      for layer in config["layers"]])
+
+    def forward(self, x):
+        return nn.functional.gelu(self.layers(x))
+
+
+def get_inputs():
+    return [torch.rand(4, 16)]
+
+
+def get_init_inputs():
+    return ["toy-model", HF_STYLE_CONFIG]
+'''
+
+
+def test_a_reference_built_from_a_config_dict_is_correct_as_its_own_candidate(tmp_path):
+    """Level 4's init arguments are a name and a nested dict: they reach the kernel's process as that
+    dict (not its repr), for the clock's calibration on the reference and for ModelNew."""
+    problems = tmp_path / "problems" / "level1"
+    problems.mkdir(parents=True)
+    (problems / "1_ConfigModel.py").write_text(CONFIG_PROBLEM)
+    run_dir = tmp_path / "runs" / "config"
+    run_dir.mkdir(parents=True)
+    (run_dir / "level_1_problem_1_sample_0_kernel.py").write_text(
+        CONFIG_PROBLEM + "\n\nclass ModelNew(Model):\n    pass\n")
+    cfg = load_config("eval", tiny_overrides(tmp_path / "runs", "config", problems_dir=str(tmp_path / "problems")))
+    assert evaluate_run(cfg) == 0
+    record = json.loads((run_dir / "eval_results.json").read_text())["1_0"]
+    assert record["eval_status"] == "correct", record["metadata"].get("error")
+    assert record["runtime"] > 0

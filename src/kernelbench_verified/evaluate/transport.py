@@ -6,8 +6,8 @@ torch.compile's CUDA graphs, is copied first). On the CPU its bytes follow the m
 Either way the receiver rebuilds a plain tensor from dtype, shape and memory, so a tensor subclass or
 a patched method in the sender's process cannot alter what is compared.
 
-Values that are not tensors travel as JSON ({"value": ...}); anything else becomes its repr, which
-compares unequal to any real value.
+Values that are not tensors travel as JSON ({"value": ...}) when JSON holds them (scalars, lists and
+string-keyed dicts of them); anything else becomes its repr, which compares unequal to any real value.
 
 CUDA IPC memory stays with its producer until the producer's reference counters say the consumers are
 done; torch's consumer decrements them in a shared-memory file that the producer names. The jailed
@@ -38,11 +38,21 @@ def _unb64(value):
 
 
 def _json_value(value):
+    """`value` itself when JSON carries it unchanged but for tuples becoming lists (scalars, and lists
+    and string-keyed dicts of them: level 4's model configs), else its repr."""
+    return value if _plain(value) else repr(value)
+
+
+def _plain(value, depth: int = 0) -> bool:
     if isinstance(value, JSON_SCALARS):
-        return value
-    if isinstance(value, (list, tuple)) and all(isinstance(v, JSON_SCALARS) for v in value):
-        return list(value)
-    return repr(value)
+        return True
+    if depth >= 16:
+        return False
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v, depth + 1) for k, v in value.items())
+    return False
 
 
 # The producer's side: (storage pointer, counter file, counter offset) of every CUDA export
