@@ -152,6 +152,8 @@ def test_page_renders_offline_in_chromium(tmp_path):
             bars: d.querySelectorAll('.barlayer .point').length})))""")
         plots = {p["id"]: p for p in json.loads(plots)}
         rows = evaluate(tools, session, "document.querySelectorAll('table.sortable tbody tr').length")
+        notes = evaluate(tools, session, "[...document.querySelectorAll('p.note')].map(p => p.textContent).join('|')")
+        width = evaluate(tools, session, "document.documentElement.scrollWidth")
         key = "fp32|alpha|1|1"
         source = evaluate(tools, session, f"showSource({key!r}).then(() => "
                                           "document.getElementById('source-text').textContent)", await_promise=True)
@@ -161,8 +163,11 @@ def test_page_renders_offline_in_chromium(tmp_path):
         tools.close()
 
     assert not errors, errors
-    # fp32 and bf16 sections: a scatter each, heatmaps of levels 1 and 2 (fp32) and 1 (bf16); deflation bars.
-    assert set(plots) == {"scatter-0", "heatmap-0-1", "heatmap-0-2", "scatter-1", "heatmap-1-1", "deflation-plot"}
+    # fp32: a scatter and heatmaps of levels 1 and 2; bf16: a heatmap of level 1 and no scatter, since
+    # with no hidden evaluation it has no point to draw (an empty plot is not drawn; a note says why).
+    assert set(plots) == {"scatter-0", "heatmap-0-1", "heatmap-0-2", "heatmap-1-1", "deflation-plot"}
+    assert "No point to plot" in notes
+    assert width <= 1400  # the page fits the 1400 px window: nothing scrolls sideways
     assert all(p["svg"] > 0 for p in plots.values()), plots
     # the bf16 run has no hidden evaluation, so its heatmap is all grey (no image of values)
     assert plots["heatmap-0-1"]["heatmap"] == 1 and plots["heatmap-0-2"]["heatmap"] == 1, plots
