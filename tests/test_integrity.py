@@ -100,3 +100,24 @@ def test_run_fingerprint_is_written_and_checked_against_a_baseline(tmp_path, cap
     assert fingerprint["device"] == "cpu" and fingerprint["timing"]["num_trials"] == 5
     warnings = capsys.readouterr().err
     assert "WARNING: kernels (cpu) and baseline baseline_time_torch_tf32.json are not comparable: GPU" in warnings
+
+
+def test_running_out_of_memory_in_the_harness_buffers_is_a_harness_error():
+    """A correct kernel must never be failed as out_of_memory by the harness's own copies: an
+    out-of-memory answer to the judge's alloc request (its buffers for the inputs) is the harness's;
+    the same answer to a call stays the kernel's."""
+    from types import SimpleNamespace
+
+    from kernelbench_verified.evaluate.judge import Conversation, SampleFailed
+
+    judge = SimpleNamespace(device="cuda:0")
+    conversation = Conversation(judge, {}, SimpleNamespace(channel=None), 0.0, {"compiled": True})
+    message = {"event": "error", "status": "out_of_memory", "message": "CUDA out of memory. Tried to allocate 16 GiB"}
+    outcomes = {}
+    for op in ("alloc", "call"):
+        conversation.last_op = op
+        with pytest.raises(SampleFailed) as failed:
+            conversation.fail_from(message)
+        outcomes[op] = (failed.value.status, failed.value.details["error"])
+    assert outcomes["alloc"][0] == "harness_error" and "buffers for the inputs did not fit" in outcomes["alloc"][1]
+    assert outcomes["call"] == ("out_of_memory", message["message"])

@@ -197,6 +197,7 @@ class Conversation:
         self.channel: Channel = sandbox.channel
         self.device = judge.device
         self.lap = PhaseClock(record.setdefault("phase_seconds", {}))
+        self.last_op = None  # the judge's last request: what a reported failure answers
 
     # ------------------------------------------------------------ messages
 
@@ -230,10 +231,14 @@ class Conversation:
             if key in message:
                 details[key] = str(message[key])[:8000]
         compiled = self.record.get("compiled", False) and status not in NOT_COMPILED
+        if status == "out_of_memory" and self.last_op == "alloc":  # the judge's own request, not a call
+            raise SampleFailed("harness_error", compiled=compiled, error="the harness's buffers for the inputs did "
+                               f"not fit in GPU memory beside the kernel's process: {details['error'][:3000]}")
         raise SampleFailed(status, compiled=compiled, **details)
 
     def post(self, message: dict, payload: bytes = b"") -> None:
         """Write to the sandbox, within the sample's deadline even if it stops reading."""
+        self.last_op = message.get("op")
         self.channel.send(message, payload, deadline=self.deadline)
 
     def send(self, message: dict, values: list | None = None) -> None:
