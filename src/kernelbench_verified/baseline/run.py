@@ -24,6 +24,7 @@ from ..config import (child_visible_devices, parse_subset, perf_trials, require_
 from ..errors import UserError
 from ..measure.fingerprints import compare_fingerprints
 from ..problems.load import Problem, list_problems, load_module
+from ..reports import ReportQueue
 from ..results import write_json_atomic
 from ..problems.validation import hardware_label
 
@@ -135,7 +136,7 @@ def _fingerprints(settings: dict, devices: list[str]) -> dict:
 def dispatch(jobs: list, settings: dict, devices: list[str], files: BaselineFiles, fingerprints: dict,
              verbose: bool) -> None:
     ctx = mp.get_context("spawn")
-    job_queue, results = ctx.Queue(), ctx.Queue()
+    job_queue, results = ctx.Queue(), ReportQueue(ctx)
     for job in jobs:
         job_queue.put(job)
     for _ in devices:

@@ -29,6 +29,7 @@ from ..problems.inputs import PRECISIONS, correctness_cases
 from . import jail
 from .judge import Judge
 from ..problems.load import Problem, list_problems, load_module
+from ..reports import ReportQueue
 from ..results import ResultStore, new_record, read_json, write_json_atomic
 from .worker import judge_worker
 from ..static.check import check_source
@@ -325,7 +326,7 @@ def _build_once(judge: Judge, job: dict) -> dict:
 def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, recorder: Recorder,
              verbose: bool) -> None:
     ctx = mp.get_context("spawn")
-    job_queue, result_queue = ctx.Queue(), ctx.Queue()
+    job_queue, result_queue = ctx.Queue(), ReportQueue(ctx)
     by_key = {job["key"]: (problem, sid, job) for problem, sid, job in jobs}
     for _, _, job in jobs:
         job_queue.put(job)
