@@ -5,7 +5,7 @@ evaluator starts one (jail.command) exports a CUDA tensor, the judge-side parent
 
 A variant leaves out one part of the jail (patched into the jail's setup or the child): full, no-seccomp,
 no-limits, host-shm (the host's /dev/shm instead of a private one), host-dev, no-pivot, no-ipc-ns; or adds
-what the evaluator's sandbox does first: +nulls (30 exports released by the sandbox, as the null trials),
+what the evaluator's sandbox does first: +nulls (30 exports released by the sandbox, as the former null trials did),
 +tools (timed calls with the L2 flush), +cvd (CUDA_VISIBLE_DEVICES=0). Parts join with "+".
 Prints one line per variant.
 """

@@ -68,7 +68,7 @@ def test_timing_cross_check_rules():
     assert timing_flags(stats, times, [10.2] * 100, null, calibrated=True) == []
     assert "timing_exceeds_wall_clock" in timing_flags(stats, times, [5.0] * 100, null, calibrated=False)[0]
     assert "timing_far_below_wall_clock" in timing_flags(stats, times, [50.0] * 100, null, calibrated=False)[0]
-    # 10% faked on a 0.5 ms kernel: the judge waited 0.05 ms per call more than the null trials explain.
+    # 10% faked on a 0.5 ms kernel: the judge waited 0.05 ms per call more than the reference trials explain.
     faked = timing_flags(stats, [0.45] * 100, [0.6] * 100, null, calibrated=True)
     assert faked and faked[0].startswith("timing_below_judge_clock")
     assert timing_flags(stats, [0.5] * 100, [0.6] * 100, null, calibrated=True) == []

@@ -93,7 +93,7 @@ OUTCOMES = {
 # Timing-dependent, so not strict: under heavy CPU contention the judge's allowance may still flag them.
 KNOWN_GAPS = {
     "zt_forge_timing_half.py": "on the CPU only the coarse wall-clock check applies (the judge waited more than "
-                               "twice the reported time plus the null trials' overhead): a time reported at 0.55 "
+                               "twice the reported time plus the reference trials' overhead): a time reported at 0.55 "
                                "of real passes it; the calibrated check that catches it runs on CUDA only",
 }
 ATTACKS = sorted(OUTCOMES)
