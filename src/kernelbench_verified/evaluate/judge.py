@@ -271,6 +271,7 @@ class Conversation:
         self.post({"job": self.sandbox_job(init_descs)})
         if job["mode"] == "eval":
             self.clock_overhead = self.calibrate(cases[0])
+            self.give_back_memory()
         self.expect("compiled")
         self.record["compiled"] = True
         self.sandbox.harvest_build(Path(job["build_dir"]))
@@ -281,6 +282,7 @@ class Conversation:
         # Every case is compared and recorded even after one fails, so the leaderboard can re-judge at
         # any tolerance; the first failing case is the one named.
         failed = [verdict for verdict in map(self.check_case, cases) if not verdict["passed"]]
+        self.give_back_memory()
         self.record["all_cases_recorded"] = True  # the leaderboard may re-judge at another tolerance
         if failed:
             raise SampleFailed("incorrect", failed_case=failed[0].get("policy", failed[0]["case"]))
@@ -295,6 +297,13 @@ class Conversation:
         self.record["sandbox_reports"] = [str(r)[:300] for r in reports][:20] if isinstance(reports, list) else []
         self.record["eval_status"] = "correct"
         self.lap("timed_checks")
+
+    def give_back_memory(self) -> None:
+        """Return the judge's cached, unused GPU blocks to the driver: the kernel's process, a
+        separate CUDA context, cannot use memory the judge's allocator keeps (a 16 GiB input problem
+        needs it)."""
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()
 
     def sandbox_job(self, init_descs: list) -> dict:
         """What the sandbox is told: the checked source, the public reference (for the clock's
