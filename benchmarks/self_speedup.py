@@ -21,10 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from kernelbench_verified.problems.load import list_problems  # noqa: E402
+from kernelbench_verified.problems.load import list_problems, self_candidate  # noqa: E402
 
 MODE = "baseline_time_torch"
-SELF_CANDIDATE = "\n\nclass ModelNew(Model):  # the reference as its own candidate\n    pass\n"
 
 
 def write_run(runs: Path, level: int, problems) -> str:
@@ -33,7 +32,7 @@ def write_run(runs: Path, level: int, problems) -> str:
     run.mkdir(parents=True, exist_ok=True)
     for problem in problems:
         (run / f"level_{level}_problem_{problem.pid}_sample_0_kernel.py").write_text(
-            problem.path.read_text() + SELF_CANDIDATE)
+            self_candidate(problem.path.read_text()))
     return name
 
 

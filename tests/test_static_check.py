@@ -10,6 +10,7 @@ from kernelbench_verified.errors import UserError
 from kernelbench_verified.static.check import Finding, check_file, check_source, rule_table
 from kernelbench_verified.static.policy import REJECTED_STATUS, apply_policy, rejecting_codes
 from kernelbench_verified.static.rules import RULES
+from kernelbench_verified.problems.load import LEVELS, list_problems, self_candidate
 
 FIXTURES = ROOT / "tests" / "fixtures"
 EXPLOITS = sorted((FIXTURES / "exploits").glob("*.py"))
@@ -56,6 +57,15 @@ def test_fixture_suite_covers_the_issue():
 def test_benchmark_cuda_kernels_without_hacks_are_clean(name):
     (path,) = BENCH.glob(f"level*/{name}.py")
     assert serious(check_file(path)) == []
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_no_reference_as_its_own_candidate_is_refused(level):
+    """The static checker is a lint: under static_check=reject it must refuse none of the honest
+    self-candidates (the 270 references with `class ModelNew(Model): pass`)."""
+    refused = {p.pid: codes for p in list_problems(level, None, (None, None))
+               if (codes := rejecting_codes(check_source(self_candidate(p.path.read_text())), "reject"))}
+    assert refused == {}
 
 
 def test_benchmark_side_stream_kernel_is_rejected():

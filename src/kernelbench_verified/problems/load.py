@@ -23,6 +23,13 @@ INPUT_BLIND = {(1, 90), (1, 100), (3, 35), (3, 47)}
 _FILE_ID = re.compile(r"^(\d+)_.+\.py$")
 
 
+def self_candidate(source: str) -> str:
+    """The reference as its own candidate: the problem file with `class ModelNew(Model): pass`, so
+    identical code must be correct, score 1.00x, and pass every check (the harness's false-rejection
+    and fidelity measure)."""
+    return source + "\n\nclass ModelNew(Model):  # the reference as its own candidate\n    pass\n"
+
+
 def source_sha256(path: Path) -> str:
     """First 16 hex digits of the sha256 of a problem file's bytes."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
