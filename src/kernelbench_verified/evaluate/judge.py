@@ -135,8 +135,7 @@ class Judge:
             self._run_sandbox(job, sandbox, record)
         finally:
             sandbox.close()
-            if self.device.type == "cuda":
-                torch.cuda.empty_cache()
+            give_back_memory(self.device)
         record["eval_seconds"] = time.monotonic() - started
         record["hardware"] = hardware_name(self.device)
         if self.device.type == "cuda":  # which physical GPU judged it (CUDA_VISIBLE_DEVICES renumbers)
@@ -271,7 +270,7 @@ class Conversation:
         self.post({"job": self.sandbox_job(init_descs)})
         if job["mode"] == "eval":
             self.clock_overhead = self.calibrate(cases[0])
-            self.give_back_memory()
+            give_back_memory(self.device)
         self.expect("compiled")
         self.record["compiled"] = True
         self.sandbox.harvest_build(Path(job["build_dir"]))
@@ -282,7 +281,7 @@ class Conversation:
         # Every case is compared and recorded even after one fails, so the leaderboard can re-judge at
         # any tolerance; the first failing case is the one named.
         failed = [verdict for verdict in map(self.check_case, cases) if not verdict["passed"]]
-        self.give_back_memory()
+        give_back_memory(self.device)
         self.record["all_cases_recorded"] = True  # the leaderboard may re-judge at another tolerance
         if failed:
             raise SampleFailed("incorrect", failed_case=failed[0].get("policy", failed[0]["case"]))
@@ -297,13 +296,6 @@ class Conversation:
         self.record["sandbox_reports"] = [str(r)[:300] for r in reports][:20] if isinstance(reports, list) else []
         self.record["eval_status"] = "correct"
         self.lap("timed_checks")
-
-    def give_back_memory(self) -> None:
-        """Return the judge's cached, unused GPU blocks to the driver: the kernel's process, a
-        separate CUDA context, cannot use memory the judge's allocator keeps (a 16 GiB input problem
-        needs it)."""
-        if self.device.type == "cuda":
-            torch.cuda.empty_cache()
 
     def sandbox_job(self, init_descs: list) -> dict:
         """What the sandbox is told: the checked source, the public reference (for the clock's
@@ -495,6 +487,13 @@ class Conversation:
             self.record.setdefault("timed_checks", []).append(verdict)
             if not verdict["passed"]:
                 raise SampleFailed("incorrect", failed_case=f"timed_call_{trial}")
+
+
+def give_back_memory(device: torch.device) -> None:
+    """Return the judge's cached, unused GPU blocks to the driver: the kernel's process, a separate
+    CUDA context, cannot use memory the judge's allocator keeps (a 16 GiB input problem needs it)."""
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
 
 
 def _survivors(sandbox: Sandbox) -> list[int]:
