@@ -37,8 +37,8 @@ SETUP_PATCHES = {
 CHILD_PRELUDES = {
     "nulls": ("from kernelbench_verified.evaluate.transport import release_exports\n"
               "for _ in range(30):\n    export_values([torch.empty(1 << 20, device='cuda')]); release_exports([])\n"),
-    "tools": ("from kernelbench_verified.measure.timing import timed_call, trial_tools\n"
-              "tools = trial_tools(torch.device('cuda'), True)\n"
+    "tools": ("from kernelbench_verified.measure.timing import TrialTools, timed_call\n"
+              "tools = TrialTools(torch.device('cuda'), True)\n"
               "for _ in range(3):\n    timed_call(lambda: torch.ones(8, device='cuda'), torch.device('cuda'), tools)\n"),
 }
 CHILD = """

@@ -36,7 +36,7 @@ from . import integrity
 from .build import trim_compiler_output
 from .channel import Channel
 from .transport import DTYPES, export_values, import_values, release_exports
-from ..measure.timing import peak_memory, precision_flags, set_tf32_mode, timed_call, trial_tools
+from ..measure.timing import TrialTools, peak_memory, precision_flags, set_tf32_mode, timed_call
 from ..problems.inputs import PRECISIONS, construct_model
 from ..problems.load import load_module
 
@@ -165,7 +165,7 @@ class Session:
     def timing(self, message: dict) -> None:
         """Keep the judge's input buffers; each trial then reads what the judge wrote into them."""
         self.buffers = self._inputs(message)
-        self.tools = trial_tools(self.device, bool(message.get("flush_l2")))
+        self.tools = TrialTools(self.device, bool(message.get("flush_l2")))
         self.threads_before = len(integrity.STARTED_THREADS)
         self.channel.send({"event": "ready"})
 

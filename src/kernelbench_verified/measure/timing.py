@@ -92,10 +92,6 @@ class TrialTools:
             torch.cuda.synchronize(self.device)
 
 
-def trial_tools(device: torch.device, flush_l2: bool) -> TrialTools:
-    return TrialTools(device, flush_l2)
-
-
 def timed_call(fn: Callable[[], object], device: torch.device, tools: TrialTools) -> tuple[object, float]:
     """One timed call of `fn()`: reset the persisting-L2 carve-out, flush L2, synchronise, then time
     the call up to a device-wide synchronisation (so work on side streams counts). Returns the
@@ -122,7 +118,7 @@ def timed_call(fn: Callable[[], object], device: torch.device, tools: TrialTools
 def time_function(fn: Callable[[], object], device: torch.device, num_trials: int = 100,
                   num_warmup: int = 3, flush_l2: bool = True) -> dict:
     """Time `fn()` num_trials times after num_warmup untimed calls; stats in milliseconds."""
-    tools = trial_tools(device, flush_l2)
+    tools = TrialTools(device, flush_l2)
     for _ in range(num_warmup):
         fn()
     tools.sync()
