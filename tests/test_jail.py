@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelbench_verified.evaluate import jail
+from kernelbench_verified.evaluate import cgroups, jail
 
 ROOT = Path(__file__).resolve().parents[1]
 ATTACKS = ROOT / "tests" / "fixtures" / "jail"
@@ -146,6 +146,24 @@ def test_limits_end_their_samples_with_the_limit_named(attacked_world):
     assert cpu["eval_status"] == "timeout" or "cpu_time" in cpu["metadata"]["error"]
 
 
+def test_host_memory_is_capped_by_the_sandbox_cgroup(attacked_world):
+    """The hog takes 8 GiB against a 3 GiB cap: with a cgroup per sandbox the OS kills it and the judge
+    names the limit; without one (RLIMIT_DATA, CPU runs) its allocations fail and it stays contained."""
+    records, samples = attacked_world["records"], attacked_world["samples"]
+    hog = records[f"1_{samples.index('jail_memory_hog.py')}"]
+    mechanism = hog["metadata"]["host_memory_limit"]
+    if cgroups.locate()[0] is None:
+        assert mechanism.startswith("RLIMIT_DATA 3 GiB"), mechanism
+        assert hog["eval_status"] in ("correct", "runtime_error", "out_of_memory")
+        return
+    assert mechanism.startswith("cgroup v") and "3 GiB" in mechanism, mechanism
+    assert hog["eval_status"] == "resource_limit" and hog["metadata"]["error"].startswith("host_memory:")
+    assert hog["metadata"]["host_memory_peak_bytes"] <= 3 << 30
+    honest = records[f"1_{len(samples) - 1}"]
+    assert 0 < honest["metadata"]["host_memory_peak_bytes"] < 3 << 30
+    assert not list(cgroups.locate()[0].parent.glob("sandbox_*")), "a sandbox's cgroup outlived it"
+
+
 def test_the_secret_reaches_no_file(attacked_world):
     for path in attacked_world["world"].rglob("*"):
         if path.is_file():
@@ -274,6 +292,17 @@ def test_sandbox_limit_signal_names_the_limit():
     assert "file_size" in _describe_exit(-signal.SIGXFSZ, "")[1]
     assert _describe_exit(-signal.SIGSEGV, "")[0] == "crashed"
     assert _describe_exit(200, "") == ("crashed", "the kernel's process exited with code 200 before finishing")
+
+
+@pytest.mark.skipif(cgroups.locate()[0] is None, reason=f"no memory cgroup here: {cgroups.locate()[1]}")
+def test_a_sandbox_cgroup_kills_past_its_cap_and_leaves_nothing():
+    cgroup = cgroups.SandboxCgroup(cgroups.locate()[0], "sandbox_test_cap", 256 << 20)
+    child = subprocess.run([sys.executable, "-c", f"open({cgroup.procs_file!r}, 'w').write('0')\n"
+                            "import time; block = bytearray(600 << 20); time.sleep(30)"], timeout=60)
+    assert child.returncode == -signal.SIGKILL and cgroup.hit_limit()
+    assert cgroup.peak_bytes() <= 256 << 20 and cgroup.processes() == []
+    cgroup.remove()
+    assert not cgroup.path.exists()
 
 
 def test_without_root_the_jail_refuses_with_one_line(monkeypatch):

@@ -14,7 +14,8 @@ execs the sandbox inside it, which installs the seccomp filter before it imports
 - no network (an empty network namespace) and its own System V IPC;
 - an unprivileged uid of its own, no_new_privs, and a seccomp filter that refuses ptrace, process_vm_*,
   mounts, namespace changes, kernel modules, kexec, bpf, perf events and keyrings;
-- rlimits on processes, file size, CPU time, open files and (on the CPU) host memory.
+- rlimits on processes, file size, CPU time and open files; host memory is capped by a memory cgroup of
+  its own (cgroups.py), or where there is none, on CPU runs, by RLIMIT_DATA.
 
 This module uses only the standard library: it runs before and inside the sandbox.
 """
@@ -260,7 +261,7 @@ def _set_limits(spec: dict) -> None:
     limits = {resource.RLIMIT_NPROC: spec["max_processes"], resource.RLIMIT_FSIZE: spec["max_file_mb"] << 20,
               resource.RLIMIT_CPU: spec["max_cpu_seconds"], resource.RLIMIT_NOFILE: 4096, resource.RLIMIT_CORE: 0}
     if spec.get("max_host_memory_gb"):
-        # Only where CUDA is not used: the CUDA driver maps large private regions that would count.
+        # Only without a cgroup and without CUDA: the CUDA driver maps large private regions that would count.
         limits[resource.RLIMIT_DATA] = int(spec["max_host_memory_gb"] * gib)
     for which, value in limits.items():
         _, hard = resource.getrlimit(which)
@@ -352,6 +353,11 @@ def prepare(spec: dict) -> None:
     no code of the sandbox ever runs as root."""
     if os.getpid() != 1:
         raise JailError("the sandbox is not pid 1 of its own PID namespace")
+    if spec.get("cgroup_procs"):  # its memory cgroup (cgroups.py), before any process of it can start
+        try:
+            Path(spec["cgroup_procs"]).write_text("0")
+        except OSError as exc:
+            raise JailError(f"could not join the sandbox's cgroup: {exc}") from None
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     root = Path(spec["staging_dir"])
     root.mkdir(parents=True, exist_ok=True)

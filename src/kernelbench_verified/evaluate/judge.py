@@ -181,6 +181,8 @@ class Judge:
             survivors = _survivors(sandbox)
             if survivors:
                 record["jail_survivors"] = survivors
+            if sandbox.cgroup is not None:
+                record["host_memory_peak_bytes"] = sandbox.cgroup.peak_bytes()  # the OS's figure, not the kernel's
             exceeded = sandbox.limit_exceeded()
             if exceeded and record["eval_status"] not in ("correct",):
                 record.update(eval_status="resource_limit", error=exceeded)
@@ -497,7 +499,7 @@ def give_back_memory(device: torch.device) -> None:
 
 
 def _survivors(sandbox: Sandbox) -> list[int]:
-    """Processes of the sandbox's uid still alive after it was killed (the PID namespace should have
+    """Processes of the sandbox's uid or in its cgroup still alive after it was killed (the PID namespace should have
     ended them all); they are killed and named in the record, never left running."""
     if sandbox.uid is None:
         return []
@@ -509,7 +511,7 @@ def _survivors(sandbox: Sandbox) -> list[int]:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
-    return left
+    return sorted(set(left) | set(sandbox.leftover_processes()))
 
 
 def _aliases(outputs: list, inputs: list) -> bool:

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import jail
+from . import cgroups, jail
 from .channel import Channel
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
@@ -109,6 +109,7 @@ class Sandbox:
     pump: LogPump | None = None
     limits: dict = field(default_factory=dict)
     limit_watch: LimitWatch | None = None
+    cgroup: cgroups.SandboxCgroup | None = None
 
     @property
     def log_path(self) -> Path:
@@ -154,6 +155,9 @@ class Sandbox:
             shutil.rmtree(staging, ignore_errors=True)
 
     def limit_exceeded(self) -> str | None:
+        if self.cgroup is not None and self.cgroup.hit_limit():
+            return (f"host_memory: the kernel's processes reached {self.cgroup.limit_bytes / (1 << 30):g} GiB of "
+                    "host memory and the OS killed them")
         if self.limit_watch is not None and (self.limit_watch.exceeded or
                                              folder_bytes(self.limit_watch.folder) > self.limit_watch.limit):
             shutil.rmtree(self.limit_watch.folder, ignore_errors=True)
@@ -171,11 +175,17 @@ class Sandbox:
                 return "processes: the kernel's process could not start a process or thread (the limit)"
         return None
 
+    def leftover_processes(self) -> list[int]:
+        """After the sandbox was killed: processes still in its cgroup, killed now (none should be)."""
+        return self.cgroup.kill_all() if self.cgroup is not None else []
+
     def close(self) -> None:
         os.close(self.channel.read_fd)
         os.close(self.channel.write_fd)
         if self.pump is not None:
             self.pump.join(timeout=5)
+        if self.cgroup is not None:
+            self.cgroup.remove()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def discard(self) -> None:
@@ -196,10 +206,13 @@ def start_sandbox(child_env: dict, jail_limits: dict | None = None) -> Sandbox:
     # The interpreter's own bin (a venv's ninja) first: shims elsewhere on PATH are not in the jail.
     env["PATH"] = os.pathsep.join(filter(None, [os.path.dirname(sys.executable), env.get("PATH")]))
     command = [sys.executable, "-m", "kernelbench_verified.evaluate.sandbox", str(to_child_r), str(from_child_w)]
-    uid = None
+    uid, cgroup = None, None
     if jail_limits is not None:
         uid = jail.jail_uid(os.getpid() * 64 + next(_SANDBOX_COUNTER))
         spec = dict(jail_limits, uid=uid, staging_dir=str(workdir / "root"), build_dir=str(workdir / "build"))
+        if jail_limits.get("cgroup_memory_gb"):
+            cgroup = sandbox_cgroup(uid, jail_limits["cgroup_memory_gb"])
+            spec["cgroup_procs"] = cgroup.procs_file
         command = jail.command(spec, command + ["--jailed"])
     log_r, log_w = os.pipe()
     process = subprocess.Popen(command, pass_fds=(to_child_r, from_child_w), stdin=subprocess.DEVNULL,
@@ -209,7 +222,14 @@ def start_sandbox(child_env: dict, jail_limits: dict | None = None) -> Sandbox:
     limits = dict(jail_limits or {})
     pump = LogPump(log_r, workdir / "log.txt", int(limits.get("log_mb", 64)) << 20, process)
     pump.start()
-    return Sandbox(process, Channel(from_child_r, to_child_w), workdir, uid, pump, limits)
+    return Sandbox(process, Channel(from_child_r, to_child_w), workdir, uid, pump, limits, cgroup=cgroup)
+
+
+def sandbox_cgroup(uid: int, limit_gb: float) -> cgroups.SandboxCgroup:
+    hierarchy, why_not = cgroups.locate()
+    if hierarchy is None:  # the evaluator checked before it asked for cgroups
+        raise RuntimeError(f"no memory cgroup for the sandbox: {why_not}")
+    return cgroups.SandboxCgroup(hierarchy, f"sandbox_{uid}", int(limit_gb * (1 << 30)))
 
 
 def kill_group(process: subprocess.Popen, wait: bool = True) -> bool:

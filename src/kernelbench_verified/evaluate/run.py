@@ -26,7 +26,7 @@ from ..measure.correctness import DEFAULT_TOLERANCE
 from ..errors import UserError
 from ..problems.hidden_tests import DEFAULT_HIDDEN_DIR, hidden_path
 from ..problems.inputs import PRECISIONS, correctness_cases
-from . import jail
+from . import cgroups, jail
 from .judge import Judge
 from ..problems.load import Problem, list_problems, load_module
 from ..reports import ReportQueue
@@ -105,11 +105,26 @@ def jail_limits(cfg: DictConfig) -> dict | None:
     if why_not:
         raise UserError(f"the kernel jail cannot start here: {why_not}. Untrusted kernels are not run "
                         "without it; pass sandbox=none to run them unconfined (recorded in every record)")
-    return {"max_host_memory_gb": limits["host_memory_gb"] if _cpu_only(cfg) else None,
+    memory_gb, mechanism = host_memory_limit(limits["host_memory_gb"], _cpu_only(cfg))
+    return {"cgroup_memory_gb": memory_gb if mechanism.startswith("cgroup") else None,
+            "max_host_memory_gb": memory_gb if mechanism.startswith("RLIMIT_DATA") else None,
+            "host_memory_limit": mechanism,
             "max_processes": int(limits["processes"]),
             "max_file_mb": int(limits["file_mb"]), "max_cpu_seconds": int(limits["cpu_seconds"]),
             "log_mb": int(limits["log_mb"]), "job_mb": int(limits["job_mb"]), "tmp_mb": int(limits["tmp_mb"]),
             "build_mb": int(limits["build_mb"])}
+
+
+def host_memory_limit(gb: float, cpu_only: bool) -> tuple[float, str]:
+    """How the sandboxes' host memory is capped here, as recorded in every record: a memory cgroup per
+    sandbox where the evaluator can create one, else RLIMIT_DATA on CPU runs (on CUDA runs it would
+    count the driver's reservations), else not at all."""
+    hierarchy, why_not = cgroups.locate()
+    if hierarchy is not None:
+        return gb, hierarchy.describe(gb)
+    if cpu_only:
+        return gb, f"RLIMIT_DATA {gb:g} GiB per sandbox (no cgroup: {why_not})"
+    return gb, f"none: no cgroup ({why_not}), and RLIMIT_DATA would count the CUDA driver's reservations"
 
 
 def _cpu_only(cfg: DictConfig) -> bool:
@@ -231,7 +246,8 @@ def evaluate_run(cfg: DictConfig) -> int:
     context = {"device": devices[0], "precision": settings["precision"],
                "tf32_mode": settings["tf32_mode"], "atol": settings["atol"], "rtol": settings["rtol"],
                "use_hidden_tests": bool(cfg.use_hidden_tests), "seed": settings["seed"],
-               "input_salt": settings["input_salt"], "sandbox": settings["sandbox"]}
+               "input_salt": settings["input_salt"], "sandbox": settings["sandbox"],
+               "host_memory_limit": (settings["jail"] or {}).get("host_memory_limit", "none: sandbox=none")}
     recorder = Recorder(store, context, settings["static_check"])
 
     jobs, skipped = [], 0

@@ -1,0 +1,165 @@
+"""One memory cgroup per jailed sandbox: the host memory of the sandbox and of everything it starts is
+capped by the kernel (the CUDA driver's pinned and mapped pages included, which RLIMIT_DATA cannot
+separate from the driver's reservations), and afterwards the judge reads from the cgroup itself whether
+the cap was hit and how much was used.
+
+cgroup v2 where it offers the memory controller (the H200), else v1's memory hierarchy (the CPU
+machines). The evaluator, as root, creates the cgroup; the jail's pid 1 joins it before anything of the
+sandbox runs (jail.prepare), so every process the kernel starts is in it. Standard library only.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+V2_ROOT = Path("/sys/fs/cgroup")
+V1_MEMORY_ROOT = Path("/sys/fs/cgroup/memory")
+PARENT_NAME = "kbv_sandboxes"
+
+
+@dataclass(frozen=True)
+class Hierarchy:
+    version: int
+    parent: Path  # the folder that holds one cgroup per sandbox
+
+    def describe(self, limit_gb: float) -> str:
+        knob = "memory.max" if self.version == 2 else "memory.limit_in_bytes"
+        return f"cgroup v{self.version} {knob} {limit_gb:g} GiB per sandbox, no swap"
+
+
+def _own_cgroups() -> dict[str, str]:
+    """This process's cgroup path per hierarchy ('' is v2's), from /proc/self/cgroup."""
+    paths = {}
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for name in controllers.split(","):
+            paths[name] = path
+    return paths
+
+
+def _v2_parent() -> Path:
+    """kbv_sandboxes under the v2 hierarchy's root, with the memory controller handed down to it. The
+    root cgroup is the one place where processes and controlled children may coexist."""
+    if "memory" not in (V2_ROOT / "cgroup.controllers").read_text().split():
+        raise OSError("cgroup v2 is mounted without the memory controller")
+    (V2_ROOT / "cgroup.subtree_control").write_text("+memory")
+    parent = V2_ROOT / PARENT_NAME
+    parent.mkdir(exist_ok=True)
+    (parent / "cgroup.subtree_control").write_text("+memory")
+    return parent
+
+
+def _v1_parent() -> Path:
+    parent = V1_MEMORY_ROOT / _own_cgroups()["memory"].lstrip("/") / PARENT_NAME
+    parent.mkdir(exist_ok=True)
+    return parent
+
+
+@functools.cache
+def locate() -> tuple[Hierarchy | None, str]:
+    """The hierarchy sandboxes' cgroups go in, or None and why there is none (one line)."""
+    if os.geteuid() != 0:
+        return None, "creating cgroups needs root"
+    reasons = []
+    if (V2_ROOT / "cgroup.controllers").is_file():
+        try:
+            return Hierarchy(2, _v2_parent()), ""
+        except OSError as exc:
+            reasons.append(f"v2: {exc}")
+    if (V1_MEMORY_ROOT / "cgroup.procs").is_file():
+        try:
+            return Hierarchy(1, _v1_parent()), ""
+        except (OSError, KeyError) as exc:
+            reasons.append(f"v1: {exc!r}")
+    return None, "; ".join(reasons) or "no cgroup memory controller is mounted"
+
+
+def _is_zombie(pid: str) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True  # gone already
+
+
+class SandboxCgroup:
+    """The cgroup of one sandbox: created with its cap before the sandbox starts, removed after it."""
+
+    def __init__(self, hierarchy: Hierarchy, name: str, limit_bytes: int):
+        self.version, self.path = hierarchy.version, hierarchy.parent / name
+        self.limit_bytes = limit_bytes
+        if self.path.exists():  # left by an evaluator that was killed, under a uid now reused
+            self.remove()
+        self.path.mkdir()
+        if self.version == 2:
+            self._write("memory.max", limit_bytes)
+            self._write("memory.swap.max", 0, optional=True)
+            self._write("memory.oom.group", 1, optional=True)  # the whole sandbox goes, not one thread's host
+        else:
+            self._write("memory.limit_in_bytes", limit_bytes)
+            self._write("memory.memsw.limit_in_bytes", limit_bytes, optional=True)  # no escape into swap
+
+    def _write(self, knob: str, value: int, optional: bool = False) -> None:
+        try:
+            (self.path / knob).write_text(str(value))
+        except OSError:
+            if not optional:
+                raise
+
+    def _read(self, knob: str) -> str:
+        try:
+            return (self.path / knob).read_text()
+        except OSError:
+            return ""
+
+    @property
+    def procs_file(self) -> str:
+        """What the jail's pid 1 writes "0" into to join."""
+        return str(self.path / "cgroup.procs")
+
+    def hit_limit(self) -> bool:
+        """Whether the kernel's OOM killer acted in this cgroup (the cap was reached and nothing was
+        left to reclaim)."""
+        knob = "memory.events" if self.version == 2 else "memory.oom_control"
+        fields = dict(line.split() for line in self._read(knob).splitlines() if len(line.split()) == 2)
+        return int(fields.get("oom_kill", 0)) > 0 or int(fields.get("oom_group_kill", 0)) > 0
+
+    def peak_bytes(self) -> int | None:
+        """The most host memory the sandbox's processes held at once (v2 needs Linux 5.19+)."""
+        text = self._read("memory.peak" if self.version == 2 else "memory.max_usage_in_bytes").strip()
+        return int(text) if text.isdigit() else None
+
+    def processes(self) -> list[int]:
+        """Live processes in the cgroup (v1 still lists a zombie until its parent reaps it)."""
+        return [int(pid) for pid in self._read("cgroup.procs").split() if not _is_zombie(pid)]
+
+    def kill_all(self) -> list[int]:
+        """Kill whatever is still in the cgroup; returns those pids (none, after a sandbox whose PID
+        namespace ended)."""
+        left = self.processes()
+        deadline = time.monotonic() + 5
+        while (alive := self.processes()) and time.monotonic() < deadline:
+            for pid in alive:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.02)
+        return left
+
+    def remove(self) -> None:
+        self.kill_all()
+        deadline = time.monotonic() + 5
+        while self.path.exists():
+            try:
+                self.path.rmdir()
+            except FileNotFoundError:
+                return
+            except OSError:  # busy until the last killed task has exited
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.02)
