@@ -43,7 +43,9 @@ exploit_suite() {
     python3 benchmarks/exploit_suite.py --timeout 60 --cpu-workers 16 --out "$logs/H200_exploit_suite.json"
 }
 self_speedup() {  # identical code must score 1.00x and never be rejected (SELF_LEVELS, default 1 2 3 4)
-    python3 benchmarks/self_speedup.py --levels ${SELF_LEVELS:-1 2 3 4} --out "$logs/self_speedup.json"
+    python3 benchmarks/self_speedup.py --levels ${SELF_LEVELS:-1 2 3 4} --out "$logs/self_speedup.json" \
+        --work "$logs/self_work" || return
+    rm -f "$logs"/self_work/runs/*/level_*_kernel.py  # the records stay; the kernels are the problem files
 }
 static_check() { python3 benchmarks/static_check_benchmark.py; }
 validate_level4() { python3 scripts/validate_problems.py --level 4; }

@@ -59,3 +59,29 @@ def test_persisting_l2_reset_gives_back_the_carve_out():
     assert reset_persisting_l2()
     driver.cuCtxGetLimit(ctypes.byref(limit), CU_LIMIT_PERSISTING_L2_CACHE_SIZE)
     assert limit.value == 0
+
+
+def test_host_memory_of_a_cuda_sandbox_is_capped_by_its_cgroup(tmp_path):
+    """On CUDA, RLIMIT_DATA cannot cap host memory (the driver's reservations count); the sandbox's
+    cgroup does: the 8 GiB hog is killed at 6 GiB, the honest kernel next to it is correct."""
+    import shutil
+    from pathlib import Path
+
+    from kernelbench_verified.evaluate import cgroups
+
+    if os.geteuid() != 0 or cgroups.locate()[0] is None:
+        pytest.fail(f"this test needs root and a memory cgroup: {cgroups.locate()[1]}")
+    run_dir = make_run(tmp_path, "hog", {(1, 0): "relu_correct"})
+    hog = Path(__file__).parent / "fixtures" / "jail" / "jail_memory_hog.py"
+    shutil.copy(hog, run_dir / "level_1_problem_1_sample_1_kernel.py")
+    cfg = load_config("eval", tiny_overrides(tmp_path, "hog", num_samples=2, subset="[1,1]", device="cuda",
+                                             static_check="off", **{"jail_limits.host_memory_gb": 6}))
+    evaluate_run(cfg)
+    results = json.loads((run_dir / "eval_results.json").read_text())
+    for key, record in sorted(results.items()):
+        print(key, record["eval_status"], json.dumps(record["metadata"])[:2000])
+    honest, hogged = results["1_0"], results["1_1"]
+    assert honest["eval_status"] == "correct" and honest["metadata"]["host_memory_limit"].startswith("cgroup v")
+    assert 0 < honest["metadata"]["host_memory_peak_bytes"] < 6 << 30
+    assert hogged["eval_status"] == "resource_limit" and hogged["metadata"]["error"].startswith("host_memory:")
+    assert not list(cgroups.locate()[0].parent.glob("sandbox_*"))
