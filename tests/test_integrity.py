@@ -35,6 +35,20 @@ def test_honest_kernel_is_timed_with_no_flags(results):
     assert record["metadata"]["judge_wall_stats"]["num_trials"] == 20
 
 
+@pytest.mark.parametrize("key", ["1_0", "1_1"])
+def test_the_clock_check_can_be_rerun_from_the_recorded_raw_figures(results, key):
+    """The judge keeps every timed call's reported and waited milliseconds: its verdict on the clock is
+    reproducible from the record, for an honest kernel and for one with a patched timer."""
+    from kernelbench_verified.evaluate.judge import timing_flags
+
+    metadata = results[key]["metadata"]
+    raw = metadata["judge_trials_ms"]
+    assert len(raw["reported"]) == len(raw["waited"]) == 20 and raw["calibration_overhead"]
+    stats = results[key]["runtime_stats"] or metadata["untrusted_runtime_stats"]
+    flags = timing_flags(stats, raw["reported"], raw["waited"], raw["calibration_overhead"], calibrated=False)
+    assert [f.split(":")[0] for f in flags] == [f.split(":")[0] for f in metadata["integrity"]]
+
+
 def test_patched_timer_is_caught_by_the_judges_clock(results):
     record = results["1_1"]
     assert record["eval_status"] == "correct" and record["runtime"] == -1.0

@@ -413,6 +413,13 @@ class Conversation:
             self.record["runtime_stats"]["persisting_l2_resets"] = l2_resets
         self.record["judge_wall_stats"] = summarize(walls)
         self.record["judge_clock_overhead_ms"] = summarize(self.clock_overhead)
+        # The judge's raw figures, to microseconds: anyone can re-run the clock's check on them (and tune
+        # it on honest kernels) without trusting its summary.
+        self.record["judge_trials_ms"] = {"reported": _rounded(times), "waited": _rounded(walls),
+                                          "calibration_overhead": _rounded(self.clock_overhead)}
+        if self.clock_overhead:
+            self.record["judge_clock_gap_ms"] = (statistics.median(w - t for t, w in zip(times, walls))
+                                                 - statistics.median(self.clock_overhead))
         self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, self.clock_overhead,
                                                 calibrated=self.device.type == "cuda")
         self.audit(kept)
@@ -545,6 +552,10 @@ def _bounded_json(value, limit: int = 4000):
     except (TypeError, ValueError):
         return None
     return value if len(text) <= limit else None
+
+
+def _rounded(values: list) -> list:
+    return [round(v, 3) for v in values]
 
 
 def timing_flags(stats: dict, times: list, walls: list, clock_overhead: list, calibrated: bool) -> list[str]:
