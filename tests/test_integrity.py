@@ -39,8 +39,6 @@ def test_honest_kernel_is_timed_with_no_flags(results):
 def test_the_clock_check_can_be_rerun_from_the_recorded_raw_figures(results, key):
     """The judge keeps every timed call's reported and waited milliseconds: its verdict on the clock is
     reproducible from the record, for an honest kernel and for one with a patched timer."""
-    from kernelbench_verified.evaluate.judge import timing_flags
-
     metadata = results[key]["metadata"]
     raw = metadata["judge_trials_ms"]
     assert len(raw["reported"]) == len(raw["waited"]) == 20 and raw["calibration_overhead"]
