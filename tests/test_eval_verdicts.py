@@ -176,3 +176,21 @@ def test_a_reference_built_from_a_config_dict_is_correct_as_its_own_candidate(tm
     record = json.loads((run_dir / "eval_results.json").read_text())["1_0"]
     assert record["eval_status"] == "correct", record["metadata"].get("error")
     assert record["runtime"] > 0
+
+
+def test_memory_the_judge_itself_cannot_get_is_a_harness_error(tmp_path):
+    """When the judge's own copy of the inputs does not fit, the harness failed, not the kernel: the
+    record says harness_error (never out_of_memory), and the evaluator goes on."""
+    problems = tmp_path / "problems" / "level1"
+    problems.mkdir(parents=True)
+    source = (TINY / "KernelBench" / "level1" / "1_ReLU.py").read_text().replace(
+        "def get_inputs():\n", "def get_inputs():\n    raise torch.OutOfMemoryError('CUDA out of memory (simulated)')\n")
+    (problems / "1_ReLU.py").write_text(source)
+    run_dir = tmp_path / "runs" / "oom"
+    run_dir.mkdir(parents=True)
+    (run_dir / "level_1_problem_1_sample_0_kernel.py").write_text(source + "\n\nclass ModelNew(Model):\n    pass\n")
+    cfg = load_config("eval", tiny_overrides(tmp_path / "runs", "oom", problems_dir=str(tmp_path / "problems")))
+    evaluate_run(cfg)
+    record = json.loads((run_dir / "eval_results.json").read_text())["1_0"]
+    assert record["eval_status"] == "harness_error"
+    assert record["metadata"]["error"].startswith("the judge's own copy of the inputs")

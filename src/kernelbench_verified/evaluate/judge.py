@@ -167,6 +167,9 @@ class Judge:
             record.update(eval_status="timeout", error=f"killed after the {job['timeout']} s timeout")
         except ProtocolViolation as exc:
             record.update(eval_status="protocol_violation", error=str(exc)[:2000])
+        except torch.OutOfMemoryError as exc:  # the judge's own inputs or references: never the kernel's failure
+            record.update(eval_status="harness_error", error="the judge's own copy of the inputs or references did "
+                          f"not fit in GPU memory beside the kernel's process: {str(exc)[:1500]}")
         except (ChannelClosed, BrokenPipeError) as exc:
             code = _wait(sandbox.process, 5)
             try:  # a sandbox that reported its own failure and exited before the judge read it
@@ -364,6 +367,7 @@ class Conversation:
     def check_case(self, case: Case) -> dict:
         """Run one case; record and return the judge's verdict on it."""
         refs = self.judge.references
+        give_back_memory(self.device)  # the last case's blocks, of another shape, would stay cached unused
         try:
             private = refs.inputs(case)
             expected = refs.get(case, private)
@@ -449,6 +453,7 @@ class Conversation:
             self.post(message, payload)
             reply = self.expect("trial", bound)
             wall_ms = (time.perf_counter() - started) * 1e3
+            del fresh  # else the next trial's inputs are made while these still live (twice the memory)
             ms = reply.get("ms")
             if not isinstance(ms, (int, float)) or isinstance(ms, bool) or not 0 <= ms < 1e7:
                 raise ProtocolViolation(f"a trial time of {str(ms)[:40]!r}")
@@ -460,7 +465,7 @@ class Conversation:
             outputs = self.receive_outputs(reply)
             if index in keep:
                 kept[index] = [o.clone() if isinstance(o, torch.Tensor) else o for o in outputs]
-            del outputs, fresh
+            del outputs
             if stop_after and len(times) >= stop_after[0] and sum(walls) / 1e3 >= stop_after[1]:
                 break
         return times, walls, kept, l2_resets

@@ -126,6 +126,10 @@ class Session:
         """Buffers for the next request's inputs, which the judge maps and fills."""
         self.buffers_given = []
         release_exports(self.held())  # the previous request's buffers, which the judge no longer maps
+        if self.device.type == "cuda":
+            # Cases of other shapes leave freed blocks this allocator keeps; the judge, another process,
+            # needs that memory for its own copy of the next inputs (a 16 GiB problem filled the H200).
+            torch.cuda.empty_cache()
         self.buffers_given = [torch.empty(s["shape"], dtype=DTYPES[s["dtype"]], device=self.device)
                               if "shape" in s else s.get("value") for s in message["specs"]]
         self.channel.send({"event": "buffers", "buffers": export_values(self.buffers_given)[0]})
