@@ -1,0 +1,94 @@
+"""How small a timing fake the judge's clock catches, measured on honest records.
+
+    python benchmarks/clock_sensitivity.py RESULTS.json [RESULTS.json ...]
+
+A kernel that fakes its time by a fraction f, by any in-process means, lowers the reported milliseconds
+of every timed call by f while the judge's own clock (the waited milliseconds) stays as it was. So the
+check (judge.timing_flags) is re-run on each honest, correct, CUDA-timed record with its reported times
+scaled by 1 - f, for growing f, until it withholds the time. Records with the judge's raw figures
+(metadata.judge_trials_ms) are re-run exactly; older ones from their recorded gap and median.
+
+Prints the honest records withheld (f = 0), the honest gap's quantiles, and per duration bucket the
+fake caught in every record and in 95 % of them.
+"""
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from kernelbench_verified.evaluate.judge import SLACK_FRACTION, SLACK_MS, timing_flags  # noqa: E402
+
+FAKES = [f / 100 for f in range(0, 100)]
+BUCKETS_MS = [(0, 0.1), (0.1, 0.5), (0.5, 1), (1, 2), (2, 5), (5, 10), (10, math.inf)]
+
+
+def honest_timed(records: dict) -> list[dict]:
+    """Correct CUDA samples with the judge's clock figures, timed or withheld."""
+    found = []
+    for record in records.values():
+        metadata = record.get("metadata", {})
+        stats = record.get("runtime_stats") or metadata.get("untrusted_runtime_stats") or {}
+        if record.get("eval_status") == "correct" and stats.get("device", "").startswith("cuda") \
+                and "judge_clock_gap_ms" in metadata:
+            found.append(record)
+    return found
+
+
+def caught(record: dict, fake: float) -> bool:
+    """Whether the clock withholds this record's time had its kernel reported (1 - fake) of it."""
+    metadata = record["metadata"]
+    stats = record.get("runtime_stats") or metadata["untrusted_runtime_stats"]
+    raw = metadata.get("judge_trials_ms")
+    if raw:
+        reported = [t * (1 - fake) for t in raw["reported"]]
+        flags = timing_flags(dict(stats, num_trials=len(reported)), reported, raw["waited"],
+                             raw["calibration_overhead"], calibrated=True)
+        return any(f.startswith("timing_below_judge_clock") for f in flags)
+    median = stats["median"]  # without the raw figures: each call's gap grows by fake x its time
+    gap = metadata["judge_clock_gap_ms"] + fake * median
+    return gap > SLACK_FRACTION * median * (1 - fake) + SLACK_MS
+
+
+def smallest_fake(record: dict) -> float:
+    return next((f for f in FAKES if caught(record, f)), 1.0)
+
+
+def name(record: dict) -> str:
+    return f"L{record['level']}/{record['problem_id']}"
+
+
+def quantile(values: list, q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("results", type=Path, nargs="+")
+    args = parser.parse_args()
+    records = [r for path in args.results for r in honest_timed(json.loads(path.read_text()))]
+    if not records:
+        sys.exit("no correct CUDA-timed records with the judge's clock figures in these files")
+    withheld = [r for r in records if caught(r, 0.0)]
+    gaps = [r["metadata"]["judge_clock_gap_ms"] for r in records]
+    print(f"{len(records)} honest timed records; withheld with no fake: {len(withheld)} "
+          f"({', '.join(name(r) for r in withheld)})")
+    print("honest gap (ms), quantiles 0/5/50/95/100 %: "
+          + " / ".join(f"{quantile(gaps, q):+.3f}" for q in (0, 0.05, 0.5, 0.95, 1)))
+    print(f"rule: withheld when the gap exceeds {SLACK_FRACTION:.0%} of the median time + {SLACK_MS} ms")
+    print("median time      n   fake caught in every record   in 95 % of them")
+    for low, high in BUCKETS_MS:
+        inside = [r for r in records if r not in withheld and
+                  low <= (r.get("runtime_stats") or r["metadata"]["untrusted_runtime_stats"])["median"] < high]
+        if inside:
+            fakes = [smallest_fake(r) for r in inside]
+            print(f"{low:>5g}-{high:<6g} ms {len(inside):4d}   {max(fakes):>10.0%}   {quantile(fakes, 0.95):>22.0%}")
+
+
+if __name__ == "__main__":
+    main()
