@@ -84,4 +84,4 @@ def test_host_memory_of_a_cuda_sandbox_is_capped_by_its_cgroup(tmp_path):
     assert honest["eval_status"] == "correct" and honest["metadata"]["host_memory_limit"].startswith("cgroup v")
     assert 0 < honest["metadata"]["host_memory_peak_bytes"] < 6 << 30
     assert hogged["eval_status"] == "resource_limit" and hogged["metadata"]["error"].startswith("host_memory:")
-    assert not list(cgroups.locate()[0].parent.glob("sandbox_*"))
+    assert not list(cgroups.locate()[0].parent.glob(f"eval{os.getpid()}_sandbox_*"))  # the evaluator's own

@@ -86,6 +86,7 @@ def attacked_world(tmp_path_factory):
         shutil.copy(source, run / f"level_1_problem_1_sample_{sid}_kernel.py")
     for leftover in Path("/tmp").glob("kbv_attack_*"):
         leftover.unlink()
+    cgroups_before = sandbox_cgroups()
     before = tree_digest(world)
     env = dict(os.environ, OPENAI_API_KEY=SECRET, ANTHROPIC_API_KEY=SECRET, HF_TOKEN=SECRET)
     overrides = {"run_name": "attack_run", "runs_dir": str(world / "runs"), "level": 1, "subset": "[1,1]",
@@ -100,7 +101,13 @@ def attacked_world(tmp_path_factory):
     time.sleep(1.0)  # a surviving daemon would have run on by now
     records = json.loads((run / "eval_results_hidden.json").read_text())
     return {"world": world, "run": run, "before": before, "records": records, "samples": samples,
-            "result": result, "seconds": time.monotonic() - started}
+            "result": result, "seconds": time.monotonic() - started,
+            "new_cgroups": sandbox_cgroups() - cgroups_before}
+
+
+def sandbox_cgroups() -> set:
+    hierarchy = cgroups.locate()[0]
+    return set(hierarchy.parent.glob("*sandbox_*")) if hierarchy else set()
 
 
 def test_the_run_itself_finished(attacked_world):
@@ -161,7 +168,7 @@ def test_host_memory_is_capped_by_the_sandbox_cgroup(attacked_world):
     assert hog["metadata"]["host_memory_peak_bytes"] <= 3 << 30
     honest = records[f"1_{len(samples) - 1}"]
     assert 0 < honest["metadata"]["host_memory_peak_bytes"] < 3 << 30
-    assert not list(cgroups.locate()[0].parent.glob("sandbox_*")), "a sandbox's cgroup outlived it"
+    assert not attacked_world["new_cgroups"], "a sandbox's cgroup outlived the run"
 
 
 def test_the_secret_reaches_no_file(attacked_world):
@@ -296,13 +303,29 @@ def test_sandbox_limit_signal_names_the_limit():
 
 @pytest.mark.skipif(cgroups.locate()[0] is None, reason=f"no memory cgroup here: {cgroups.locate()[1]}")
 def test_a_sandbox_cgroup_kills_past_its_cap_and_leaves_nothing():
-    cgroup = cgroups.SandboxCgroup(cgroups.locate()[0], "sandbox_test_cap", 256 << 20)
+    cgroup = cgroups.SandboxCgroup(cgroups.locate()[0], 7, 256 << 20, owner="test_cap")
     child = subprocess.run([sys.executable, "-c", f"open({cgroup.procs_file!r}, 'w').write('0')\n"
                             "import time; block = bytearray(600 << 20); time.sleep(30)"], timeout=60)
     assert child.returncode == -signal.SIGKILL and cgroup.hit_limit()
     assert cgroup.peak_bytes() <= 256 << 20 and cgroup.processes() == []
     cgroup.remove()
     assert not cgroup.path.exists()
+
+
+@pytest.mark.skipif(cgroups.locate()[0] is None, reason=f"no memory cgroup here: {cgroups.locate()[1]}")
+def test_an_evaluator_removes_the_cgroups_a_killed_one_left():
+    """A SIGKILLed evaluator cannot remove its sandboxes' cgroups; the next one does, and leaves those
+    of a live evaluator alone."""
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()
+    hierarchy = cgroups.locate()[0]
+    orphan = cgroups.SandboxCgroup(hierarchy, 11, 256 << 20, owner=f"eval{dead}")
+    alive = cgroups.SandboxCgroup(hierarchy, 12, 256 << 20, owner=f"eval{os.getppid()}")
+    try:
+        assert cgroups.remove_left_behind(f"eval{os.getpid()}") >= 1
+        assert not orphan.path.exists() and alive.path.exists()
+    finally:
+        alive.remove()
 
 
 def test_without_root_the_jail_refuses_with_one_line(monkeypatch):

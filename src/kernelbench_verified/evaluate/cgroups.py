@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import signal
 import time
 from dataclasses import dataclass
@@ -20,6 +21,10 @@ from pathlib import Path
 V2_ROOT = Path("/sys/fs/cgroup")
 V1_MEMORY_ROOT = Path("/sys/fs/cgroup/memory")
 PARENT_NAME = "kbv_sandboxes"
+# Each cgroup's name starts with its evaluator's tag (eval{pid}), so that an evaluator removes what its
+# judges left, and the next one what a killed evaluator left.
+OWNER_ENV = "KBV_CGROUP_OWNER"
+OWNER_NAME = re.compile(r"eval(\d+)_sandbox_\d+$")
 
 
 @dataclass(frozen=True)
@@ -86,14 +91,80 @@ def _is_zombie(pid: str) -> bool:
         return True  # gone already
 
 
+def owner_tag() -> str:
+    """This evaluator's tag: inherited by its judges through OWNER_ENV, else made from this pid."""
+    return os.environ.get(OWNER_ENV) or f"eval{os.getpid()}"
+
+
+def _live_processes(path: Path) -> list[int]:
+    try:
+        listed = (path / "cgroup.procs").read_text().split()
+    except OSError:
+        return []
+    return [int(pid) for pid in listed if not _is_zombie(pid)]
+
+
+def _kill_all(path: Path) -> list[int]:
+    """Kill whatever is still in the cgroup; returns those pids."""
+    left = _live_processes(path)
+    deadline = time.monotonic() + 5
+    while (alive := _live_processes(path)) and time.monotonic() < deadline:
+        for pid in alive:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.02)
+    return left
+
+
+def _remove(path: Path) -> None:
+    _kill_all(path)
+    deadline = time.monotonic() + 5
+    while path.exists():
+        try:
+            path.rmdir()
+        except FileNotFoundError:
+            return
+        except OSError:  # busy until the last killed task has exited
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.02)
+
+
+def remove_left_behind(owner: str) -> int:
+    """Remove the cgroups of `owner` (an evaluator at its end) and of every evaluator no longer alive;
+    returns how many went."""
+    hierarchy, _ = locate()
+    if hierarchy is None:
+        return 0
+    removed = 0
+    for path in hierarchy.parent.glob("eval*_sandbox_*"):
+        match = OWNER_NAME.match(path.name)
+        if match and (path.name.startswith(owner + "_") or not _alive(int(match[1]))):
+            _remove(path)
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return not _is_zombie(str(pid))
+
+
 class SandboxCgroup:
     """The cgroup of one sandbox: created with its cap before the sandbox starts, removed after it."""
 
-    def __init__(self, hierarchy: Hierarchy, name: str, limit_bytes: int):
-        self.version, self.path = hierarchy.version, hierarchy.parent / name
+    def __init__(self, hierarchy: Hierarchy, uid: int, limit_bytes: int, owner: str | None = None):
+        self.version, self.path = hierarchy.version, hierarchy.parent / f"{owner or owner_tag()}_sandbox_{uid}"
         self.limit_bytes = limit_bytes
         if self.path.exists():  # left by an evaluator that was killed, under a uid now reused
-            self.remove()
+            _remove(self.path)
         self.path.mkdir()
         if self.version == 2:
             self._write("memory.max", limit_bytes)
@@ -135,31 +206,12 @@ class SandboxCgroup:
 
     def processes(self) -> list[int]:
         """Live processes in the cgroup (v1 still lists a zombie until its parent reaps it)."""
-        return [int(pid) for pid in self._read("cgroup.procs").split() if not _is_zombie(pid)]
+        return _live_processes(self.path)
 
     def kill_all(self) -> list[int]:
         """Kill whatever is still in the cgroup; returns those pids (none, after a sandbox whose PID
         namespace ended)."""
-        left = self.processes()
-        deadline = time.monotonic() + 5
-        while (alive := self.processes()) and time.monotonic() < deadline:
-            for pid in alive:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            time.sleep(0.02)
-        return left
+        return _kill_all(self.path)
 
     def remove(self) -> None:
-        self.kill_all()
-        deadline = time.monotonic() + 5
-        while self.path.exists():
-            try:
-                self.path.rmdir()
-            except FileNotFoundError:
-                return
-            except OSError:  # busy until the last killed task has exited
-                if time.monotonic() > deadline:
-                    return
-                time.sleep(0.02)
+        _remove(self.path)

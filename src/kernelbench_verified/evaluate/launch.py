@@ -229,7 +229,7 @@ def sandbox_cgroup(uid: int, limit_gb: float) -> cgroups.SandboxCgroup:
     hierarchy, why_not = cgroups.locate()
     if hierarchy is None:  # the evaluator checked before it asked for cgroups
         raise RuntimeError(f"no memory cgroup for the sandbox: {why_not}")
-    return cgroups.SandboxCgroup(hierarchy, f"sandbox_{uid}", int(limit_gb * (1 << 30)))
+    return cgroups.SandboxCgroup(hierarchy, uid, int(limit_gb * (1 << 30)))
 
 
 def kill_group(process: subprocess.Popen, wait: bool = True) -> bool:
