@@ -51,7 +51,7 @@ def result_filename(use_hidden_tests: bool) -> str:
 def settings_from_config(cfg: DictConfig) -> dict:
     """Check every eval key and return the plain settings the judges and sandboxes use."""
     precision = require_choice(cfg, "precision", tuple(PRECISIONS))
-    require_choice(cfg, "eval_mode", ("local",))
+    require_choice(cfg, "eval_mode", ("local", "ray"))
     require_choice(cfg, "dataset_src", ("local", "huggingface"))
     require_choice(cfg, "device", ("auto", "cuda", "cpu"))
     require_choice(cfg, "tf32_mode", TF32_MODES)
@@ -181,6 +181,7 @@ def child_environment(settings: dict, build_root: Path, visible_devices: str) ->
     env["TORCH_EXTENSIONS_DIR"] = "/tmp/torch_extensions" if settings.get("jail") else str(build_root)
     env["TRITON_CACHE_DIR"] = "/tmp/triton" if settings.get("jail") else str(build_root / "triton")
     env["CUDA_VISIBLE_DEVICES"] = visible_devices
+    env[cgroups.OWNER_ENV] = cgroups.owner_tag()  # the judges' sandbox cgroups carry this evaluator's tag
     return env
 
 
@@ -240,7 +241,9 @@ def evaluate_run(cfg: DictConfig) -> int:
     if missing_hidden:
         raise UserError(f"no hidden tests for level {cfg.level} problem(s) {missing_hidden[:10]} in {hidden_dir} "
                         f"(run scripts/generate_hidden_inputs.py --level {cfg.level})")
-    devices = resolve_devices(cfg.device, cfg.num_gpu_devices)
+    # Ray places each judge on a GPU of the cluster; the driver itself may have none.
+    devices = resolve_devices(cfg.device, cfg.num_gpu_devices) if cfg.eval_mode == "local" else \
+        ["cpu" if cfg.device == "cpu" else "cuda:0"]
     store = ResultStore(run_dir / result_filename(cfg.use_hidden_tests))
     build_root = Path(cfg.kernel_eval_build_dir).resolve()
     context = {"device": devices[0], "precision": settings["precision"],
@@ -272,13 +275,32 @@ def evaluate_run(cfg: DictConfig) -> int:
                                                     build_root, devices[0], "eval")))
     print(f"{len(jobs)} kernel(s) to evaluate, {skipped} already done, on {devices[0]} x{len(devices)}; "
           f"results -> {store.path}")
-    if cfg.build_cache and jobs:
-        jobs = precompile(jobs, settings, build_root, cfg.num_cpu_workers, recorder)
-    if jobs:
-        dispatch(jobs, settings, devices, build_root, recorder, cfg.verbose)
+    if settings["jail"]:
+        cgroups.remove_left_behind(cgroups.owner_tag())  # what a killed evaluator left
+    try:
+        _evaluate_jobs(jobs, settings, devices, build_root, recorder, cfg)
+    finally:
+        if settings["jail"]:
+            cgroups.remove_left_behind(cgroups.owner_tag())  # what a killed judge of this run left
     if cfg.baseline_file:
         warn_if_incomparable(run_dir / FINGERPRINT_FILE, Path(cfg.baseline_file))
     return summarize(store, problems, cfg.num_samples)
+
+
+def _evaluate_jobs(jobs: list, settings: dict, devices: list, build_root: Path, recorder: Recorder,
+                   cfg: DictConfig) -> None:
+    if cfg.build_cache and jobs:
+        jobs = precompile(jobs, settings, build_root, cfg.num_cpu_workers, recorder)
+    if jobs and cfg.eval_mode == "ray":
+        from .ray_cluster import dispatch_on_ray
+
+        progress = Progress(len(jobs), cfg.verbose)
+        try:
+            dispatch_on_ray(jobs, settings, devices[0], build_root, recorder, progress, cfg.ray_address)
+        finally:
+            progress.close()
+    elif jobs:
+        dispatch(jobs, settings, devices, build_root, recorder, cfg.verbose)
 
 
 def warn_if_incomparable(kernels_file: Path, baseline_file: Path) -> None:

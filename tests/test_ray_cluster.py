@@ -1,0 +1,107 @@
+"""eval_mode=ray on a real Ray cluster started by the test: a head and two worker nodes on this machine,
+each worker with one fake GPU, the judges on device=cpu. The verdicts must be those of local mode; a
+worker node killed mid-run costs nothing (its sample is retried on the other); a driver killed mid-run
+resumes."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import load_config, make_run, tiny_overrides
+from kernelbench_verified.evaluate.run import evaluate_run
+
+ray = pytest.importorskip("ray", reason='Ray is the optional extra: pip install -e ".[ray]"')
+from ray.cluster_utils import Cluster  # noqa: E402
+
+SCRIPT = os.path.join(os.path.dirname(__file__), "..", "scripts", "eval_from_generations.py")
+KERNELS = {(1, 0): "relu_correct", (1, 1): "relu_identity_shortcut", (1, 2): "relu_raises",
+           (2, 0): "matmul_correct", (4, 0): "cross_entropy_correct"}
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "num_gpus": 0})
+    workers = [cluster.add_node(num_cpus=2, num_gpus=1) for _ in range(2)]
+    cluster.wait_for_nodes()
+    yield cluster, workers
+    cluster.shutdown()
+
+
+def statuses(run_dir, name: str = "eval_results.json") -> dict:
+    return {k: r["eval_status"] for k, r in json.loads((run_dir / name).read_text()).items()}
+
+
+def test_ray_mode_gives_the_verdicts_of_local_mode(tmp_path, cluster):
+    local = make_run(tmp_path, "local_run", KERNELS)
+    on_ray = make_run(tmp_path, "ray_run", KERNELS)
+    common = dict(num_samples=3, subset="[1,4]", device="cpu", static_check="off", use_hidden_tests=True)
+    evaluate_run(load_config("eval", tiny_overrides(tmp_path, "local_run", **common)))
+    evaluate_run(load_config("eval", tiny_overrides(tmp_path, "ray_run", eval_mode="ray",
+                                                    ray_address=cluster[0].address, **common)))
+    hidden = "eval_results_hidden.json"
+    assert statuses(on_ray, hidden) == statuses(local, hidden)
+    assert [statuses(on_ray, hidden)[k] for k in ("1_0", "1_1", "1_2", "2_0", "4_0")] == \
+        ["correct", "incorrect", "runtime_error", "correct", "correct"]
+    records = json.loads((on_ray / hidden).read_text())
+    assert records["1_0"]["runtime"] > 0 and records["1_0"]["metadata"]["device"].startswith("ray:")
+    assert len(json.loads((on_ray / "eval_fingerprint.json").read_text())) == 2  # one entry per judge
+
+
+def slow_run(tmp_path, name: str, count: int):
+    """`count` correct samples that each take about 6 s in their first call."""
+    run_dir = make_run(tmp_path, name, {})
+    slow = (
+        "import time\nimport torch\nimport torch.nn as nn\n\n\n"
+        "class ModelNew(nn.Module):\n    slept = False\n\n    def forward(self, x):\n"
+        "        if not ModelNew.slept:\n            ModelNew.slept = True\n            time.sleep(6)\n"
+        "        return torch.relu(x)\n")
+    for sid in range(count):
+        (run_dir / f"level_1_problem_1_sample_{sid}_kernel.py").write_text(slow)
+    return run_dir
+
+
+def start_driver(tmp_path, name: str, count: int, address: str) -> subprocess.Popen:
+    overrides = tiny_overrides(tmp_path, name, num_samples=count, subset="[1,1]", device="cpu",
+                               static_check="off", eval_mode="ray", ray_address=address, timeout=120,
+                               num_perf_trials=3)
+    return subprocess.Popen([sys.executable, SCRIPT, *overrides], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def wait_for_records(run_dir, count: int, seconds: float) -> int:
+    deadline, done = time.monotonic() + seconds, 0
+    while time.monotonic() < deadline:
+        path = run_dir / "eval_results.json"
+        done = len(json.loads(path.read_text())) if path.is_file() else 0
+        if done >= count:
+            break
+        time.sleep(0.5)
+    return done
+
+
+def test_a_killed_driver_resumes_and_a_killed_node_costs_nothing(tmp_path, cluster):
+    head, workers = cluster
+    run_dir = slow_run(tmp_path, "slow", 6)
+    driver = start_driver(tmp_path, "slow", 6, head.address)
+    assert wait_for_records(run_dir, 2, 240) >= 2, driver.communicate()[0][-3000:]
+    driver.send_signal(signal.SIGKILL)  # the driver dies with samples in flight
+    driver.wait()
+    kept = statuses(run_dir)
+    assert kept and set(kept.values()) == {"correct"}
+
+    driver = start_driver(tmp_path, "slow", 6, head.address)
+    assert wait_for_records(run_dir, len(kept) + 1, 240) > len(kept)  # the judges are up, each on a 6 s sample
+    head.remove_node(workers[1], allow_graceful=False)
+    output, _ = driver.communicate(timeout=600)
+    assert driver.returncode == 0, output[-3000:]
+    assert f"{len(kept)} already done" in output
+    final = statuses(run_dir)
+    assert sorted(final) == [f"1_{sid}" for sid in range(6)]
+    assert set(final.values()) == {"correct"}, final  # the killed node's sample was retried, not lost
+    records = json.loads((run_dir / "eval_results.json").read_text()).values()
+    assert sorted(r["metadata"]["ray_attempt"] for r in records)[-1] == 2  # one sample did run on the dead node
