@@ -114,8 +114,8 @@ def test_local_mode_never_imports_ray_and_ray_mode_without_it_says_how_to_instal
     """Ray is an optional extra: the eval path imports it only in eval_mode=ray, and without it that mode
     stops with one line naming the extra."""
     code = ("import sys; import kernelbench_verified.evaluate.run as run; print('ray' in sys.modules); "
-            "sys.modules['ray'] = None; from kernelbench_verified.evaluate import ray_cluster\n"
-            "try:\n    ray_cluster.import_ray()\nexcept Exception as e:\n    print(e)")
+            "sys.modules['ray'] = None; from kernelbench_verified import cluster\n"
+            "try:\n    cluster.import_ray()\nexcept Exception as e:\n    print(e)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.splitlines() == ["False", 'eval_mode=ray needs Ray: pip install -e ".[ray]"']

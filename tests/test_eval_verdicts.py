@@ -194,3 +194,45 @@ def test_memory_the_judge_itself_cannot_get_is_a_harness_error(tmp_path):
     record = json.loads((run_dir / "eval_results.json").read_text())["1_0"]
     assert record["eval_status"] == "harness_error"
     assert record["metadata"]["error"].startswith("the judge's own copy of the inputs")
+
+
+def test_a_kernel_is_evaluated_while_other_kernels_still_build(tmp_path, monkeypatch):
+    """With build_cache=True the judges do not wait for the whole build phase: the second build is
+    held back until the first kernel has a record, which can only happen if evaluation starts while a
+    build is still pending."""
+    import time
+
+    from kernelbench_verified.evaluate import run as run_module
+
+    run_dir = make_run(tmp_path, "pipelined", {(1, 0): "relu_correct", (2, 0): "matmul_correct"})
+    results_file = run_dir / "eval_results.json"
+    seen = {}
+
+    class HeldBack(run_module.Precompiler):
+        def __init__(self, *args):
+            super().__init__(*args)
+            self.held, self.released, self.deadline = [], 0, time.monotonic() + 120
+
+        @property
+        def building(self) -> bool:
+            return bool(self.waiting or self.held)
+
+        def finished(self, timeout=0):
+            if self.waiting:
+                self.held += super().finished(timeout=0)
+            if not self.held:
+                return []
+            if self.released:  # the second build ends only once the first kernel has its record
+                recorded = results_file.is_file() and "1_0" in json.loads(results_file.read_text())
+                if not recorded and time.monotonic() < self.deadline:
+                    return []
+                seen["first_recorded_before_second_build"] = recorded
+            self.released += 1
+            self.held.sort(key=lambda item: item[2]["key"])
+            return [self.held.pop(0)]
+
+    monkeypatch.setattr(run_module, "Precompiler", HeldBack)
+    evaluate_run(load_config("eval", tiny_overrides(tmp_path, "pipelined", subset="[1,2]", build_cache=True)))
+    assert seen.get("first_recorded_before_second_build") is True
+    assert {k: r["eval_status"] for k, r in json.loads(results_file.read_text()).items()} == \
+        {"1_0": "correct", "2_0": "correct"}

@@ -128,7 +128,8 @@ def test_per_level_trial_counts():
 
 def test_a_spare_sandbox_that_died_is_replaced_not_blamed(tmp_path):
     from conftest import KERNELS, tiny_overrides
-    from kernelbench_verified.evaluate.run import _job, case_list, child_environment, settings_from_config
+    from kernelbench_verified.evaluate.launch import child_environment
+    from kernelbench_verified.evaluate.run import _job, case_list, settings_from_config
     from kernelbench_verified.evaluate.judge import Judge
     from kernelbench_verified.evaluate.launch import start_sandbox
 

@@ -14,6 +14,7 @@ import pytest
 
 from conftest import load_config, make_run, tiny_overrides
 from kernelbench_verified.evaluate.run import evaluate_run
+from kernelbench_verified.measure.fingerprints import compare_fingerprints
 
 ray = pytest.importorskip("ray", reason='Ray is the optional extra: pip install -e ".[ray]"')
 from ray.cluster_utils import Cluster  # noqa: E402
@@ -50,6 +51,25 @@ def test_ray_mode_gives_the_verdicts_of_local_mode(tmp_path, cluster):
     records = json.loads((on_ray / hidden).read_text())
     assert records["1_0"]["runtime"] > 0 and records["1_0"]["metadata"]["device"].startswith("ray:")
     assert len(json.loads((on_ray / "eval_fingerprint.json").read_text())) == 2  # one entry per judge
+
+
+def test_baselines_on_ray_are_the_local_files_with_the_same_fingerprints(tmp_path, cluster):
+    """generate_baseline_time.py eval_mode=ray: every problem and mode timed by the cluster's workers,
+    written by the driver in the same format, with the fingerprints local mode writes."""
+    from conftest import TINY
+
+    baseline_script = os.path.join(os.path.dirname(SCRIPT), "generate_baseline_time.py")
+    common = [f"problems_dir={TINY / 'KernelBench'}", "level=1", "subset=[1,4]", "num_perf_trials=3",
+              "num_warmup=1", "device=cpu", "hardware=here", "modes=[baseline_time_torch,baseline_time_torch_tf32]"]
+    for mode, extra in (("local", []), ("ray", ["eval_mode=ray", f"ray_address={cluster[0].address}"])):
+        done = subprocess.run([sys.executable, baseline_script, *common, f"out_dir={tmp_path / mode}", *extra],
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+    for name in ("baseline_time_torch", "baseline_time_torch_tf32"):
+        local, on_ray = (json.loads((tmp_path / m / "here" / f"{name}.json").read_text()) for m in ("local", "ray"))
+        assert sorted(on_ray["level1"]) == sorted(local["level1"]) and len(on_ray["level1"]) == 4
+        assert all(e["mean"] > 0 and e["device"].startswith("ray:") for e in on_ray["level1"].values())
+        assert compare_fingerprints(on_ray["fingerprint"], local["fingerprint"]) == []  # all but the date
 
 
 def slow_run(tmp_path, name: str, count: int):

@@ -17,13 +17,13 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from ..measure.environment import gpu_model_id
-from .timing import COMPILE_PREFIX, MODES, measure_safely, mode_fingerprint
+from .timing import COMPILE_PREFIX, MODES, finish_entry, mode_fingerprint, time_job
 from ..measure.baseline_files import Baseline, load_baseline
-from ..config import (child_visible_devices, parse_subset, perf_trials, require_choice, require_int, resolve_devices,
+from ..config import (child_visible_devices, parse_subset, require_choice, require_int, resolve_devices,
                      trials_by_level)
 from ..errors import UserError
 from ..measure.fingerprints import compare_fingerprints
-from ..problems.load import Problem, list_problems, load_module
+from ..problems.load import Problem, list_problems
 from ..reports import ReportQueue
 from ..results import write_json_atomic
 from ..problems.validation import hardware_label
@@ -31,6 +31,7 @@ from ..problems.validation import hardware_label
 
 def settings_from_config(cfg: DictConfig) -> dict:
     require_choice(cfg, "device", ("auto", "cuda", "cpu"))
+    require_choice(cfg, "eval_mode", ("local", "ray"))
     for key, minimum in (("num_gpu_devices", 1), ("num_perf_trials", 1), ("num_warmup", 0), ("seed", 0)):
         require_int(cfg, key, minimum)
     modes = list(cfg.modes or []) + [COMPILE_PREFIX + str(name) for name in (cfg.compile_modes or [])]
@@ -43,7 +44,7 @@ def settings_from_config(cfg: DictConfig) -> dict:
     return {"modes": list(dict.fromkeys(modes)), "levels": _levels(cfg.level), "subset": parse_subset(cfg.subset),
             "seed": cfg.seed, "num_perf_trials": cfg.num_perf_trials, "num_warmup": cfg.num_warmup,
             "num_perf_trials_by_level": trials_by_level(cfg),
-            "flush_l2": bool(cfg.flush_l2)}
+            "flush_l2": bool(cfg.flush_l2), "eval_mode": cfg.eval_mode}
 
 
 def _levels(value) -> list[int]:
@@ -96,11 +97,17 @@ def _same_environment(path: Path, existing: Baseline, fingerprint: dict, force: 
 def generate_baselines(cfg: DictConfig) -> int:
     settings = settings_from_config(cfg)
     problems = [p for level in settings["levels"] for p in list_problems(level, cfg.problems_dir, settings["subset"])]
-    devices = resolve_devices(cfg.device, cfg.num_gpu_devices)
-    if devices[0] == "cpu":
-        devices = devices[:1]  # parallel CPU workers would skew each other's timings
-    fingerprints = _fingerprints(settings, devices)
-    hardware = str(cfg.hardware) if cfg.hardware else hardware_label(_torch_device(devices[0]))
+    if settings["eval_mode"] == "ray":
+        from .ray_timing import RayTimers
+
+        timers = RayTimers(settings, cfg.device, cfg.ray_address)
+        devices, fingerprints, label = timers.devices, timers.fingerprints, timers.hardware
+    else:
+        devices = resolve_devices(cfg.device, cfg.num_gpu_devices)
+        if devices[0] == "cpu":
+            devices = devices[:1]  # parallel CPU workers would skew each other's timings
+        fingerprints, label = _fingerprints(settings, devices), hardware_label(_torch_device(devices[0]))
+    hardware = str(cfg.hardware) if cfg.hardware else label
     files = BaselineFiles(Path(cfg.out_dir) / hardware, settings["modes"], fingerprints, bool(cfg.force))
     jobs = []
     for problem in problems:
@@ -114,7 +121,9 @@ def generate_baselines(cfg: DictConfig) -> int:
     done = len(problems) * len(settings["modes"]) - total
     print(f"{total} timing(s) to take ({len(jobs)} problem(s) x modes), {done} already recorded; "
           f"on {devices[0]} x{len(devices)}; files -> {Path(cfg.out_dir) / hardware}/")
-    if jobs:
+    if settings["eval_mode"] == "ray":
+        timers.run(jobs, files, Progress(total, bool(cfg.verbose)))
+    elif jobs:
         dispatch(jobs, settings, devices, files, fingerprints, bool(cfg.verbose))
     return report(files, problems, settings["modes"])
 
@@ -166,7 +175,7 @@ def dispatch(jobs: list, settings: dict, devices: list[str], files: BaselineFile
                 mode, entry = message[3], message[4]
                 job = by_key[key]
                 job["remaining"].remove(mode)
-                entry = _finish_entry(entry, job, devices[worker_id], fingerprints[mode])
+                entry = finish_entry(entry, job, devices[worker_id], fingerprints[mode])
                 files.put(mode, job["level"], job["filename"], entry)
                 progress.update(job, mode, entry)
                 if not job["remaining"]:
@@ -177,12 +186,6 @@ def dispatch(jobs: list, settings: dict, devices: list[str], files: BaselineFile
         for process in workers:
             process.terminate() if process.is_alive() else None
             process.join(timeout=10)
-
-
-def _finish_entry(entry: dict, job: dict, device: str, fingerprint: dict) -> dict:
-    """The stored entry: the measurement, where it ran, and the digest of the file it timed."""
-    hardware = fingerprint["gpu_name"] or f"cpu ({fingerprint['host_cpu']})"
-    return dict(entry, hardware=hardware, device=device, problem_sha256=job["problem_sha256"])
 
 
 def _replace_dead_workers(workers, start, in_flight, by_key, files, devices, fingerprints, progress) -> None:
@@ -205,7 +208,7 @@ def _replace_dead_workers(workers, start, in_flight, by_key, files, devices, fin
 
 def _record_failure(job, error, device, files, fingerprints, progress) -> None:
     for mode in job["remaining"]:
-        entry = _finish_entry({"error": error}, job, device, fingerprints[mode])
+        entry = finish_entry({"error": error}, job, device, fingerprints[mode])
         files.put(mode, job["level"], job["filename"], entry)
         progress.update(job, mode, entry)
 
@@ -221,13 +224,7 @@ def baseline_worker(worker_id: int, device: str, settings: dict, jobs, results) 
         if job is None:
             return
         results.put(("start", worker_id, job["key"]))
-        try:
-            module = load_module(job["path"])
-        except Exception as exc:
-            module, error = None, f"problem file failed to import: {type(exc).__name__}: {exc}"[:1000]
-        level_settings = dict(settings, num_perf_trials=perf_trials(settings, job["level"]))
-        for mode in job["modes"]:
-            entry = measure_safely(module, mode, level_settings, local) if module else {"error": error, "seconds": 0.0}
+        for mode, entry in time_job(job, settings, local):
             results.put(("result", worker_id, job["key"], mode, entry))
 
 

@@ -20,7 +20,9 @@ from types import ModuleType
 
 import torch
 
+from ..config import perf_trials
 from ..problems.inputs import PRECISIONS, Case, build_model, case_inputs
+from ..problems.load import load_module
 from ..measure.environment import fingerprint_for
 from ..measure.timing import peak_memory, set_tf32_mode, time_function
 
@@ -98,3 +100,20 @@ def mode_fingerprint(mode_name: str, device: torch.device, settings: dict) -> di
     """The fingerprint of a baseline mode's file."""
     mode = MODES[mode_name]
     return dict(fingerprint_for(device, mode.tf32, mode.precision, settings, mode_name), compile=mode.compile)
+
+
+def time_job(job: dict, settings: dict, device):
+    """(mode, entry) for each of the job's modes, as each is timed on `device` (a torch.device)."""
+    try:
+        module = load_module(job["path"])
+    except Exception as exc:
+        module, error = None, f"problem file failed to import: {type(exc).__name__}: {exc}"[:1000]
+    level_settings = dict(settings, num_perf_trials=perf_trials(settings, job["level"]))
+    for mode in job["modes"]:
+        yield mode, measure_safely(module, mode, level_settings, device) if module else {"error": error, "seconds": 0.0}
+
+
+def finish_entry(entry: dict, job: dict, device: str, fingerprint: dict) -> dict:
+    """The stored entry: the measurement, where it ran, and the digest of the file it timed."""
+    hardware = fingerprint["gpu_name"] or f"cpu ({fingerprint['host_cpu']})"
+    return dict(entry, hardware=hardware, device=device, problem_sha256=job["problem_sha256"])

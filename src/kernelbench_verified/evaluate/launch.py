@@ -194,6 +194,18 @@ class Sandbox:
         self.close()
 
 
+def child_environment(settings: dict, build_root: Path, visible_devices: str) -> dict:
+    """The environment of a judge and its sandboxes (the jail then keeps an allow-list of it)."""
+    env = dict(os.environ)
+    env["TORCH_CUDA_ARCH_LIST"] = settings["arch_list"]
+    # Extensions are routed into the kernel's own build directory; these catch-alls stay private.
+    env["TORCH_EXTENSIONS_DIR"] = "/tmp/torch_extensions" if settings.get("jail") else str(build_root)
+    env["TRITON_CACHE_DIR"] = "/tmp/triton" if settings.get("jail") else str(build_root / "triton")
+    env["CUDA_VISIBLE_DEVICES"] = visible_devices
+    env[cgroups.OWNER_ENV] = cgroups.owner_tag()  # the judges' sandbox cgroups carry this evaluator's tag
+    return env
+
+
 def start_sandbox(child_env: dict, jail_limits: dict | None = None) -> Sandbox:
     """Start `python -m kernelbench_verified.evaluate.sandbox` in a new session and a private
     directory (inside the jail's namespaces unless `jail_limits` is None); it imports torch and then

@@ -12,7 +12,7 @@ import os
 import queue
 import secrets
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from omegaconf import DictConfig
@@ -28,6 +28,7 @@ from ..problems.hidden_tests import DEFAULT_HIDDEN_DIR, hidden_path
 from ..problems.inputs import PRECISIONS, correctness_cases
 from . import cgroups, jail
 from .judge import Judge
+from .launch import child_environment
 from ..problems.load import Problem, list_problems, load_module
 from ..reports import ReportQueue
 from ..results import ResultStore, new_record, read_json, write_json_atomic
@@ -174,17 +175,6 @@ class KernelRefused(Exception):
     """A kernel file that is not evaluated at all (recorded as refused_kernel)."""
 
 
-def child_environment(settings: dict, build_root: Path, visible_devices: str) -> dict:
-    env = dict(os.environ)
-    env["TORCH_CUDA_ARCH_LIST"] = settings["arch_list"]
-    # Extensions are routed into the kernel's own build directory; these catch-alls stay private.
-    env["TORCH_EXTENSIONS_DIR"] = "/tmp/torch_extensions" if settings.get("jail") else str(build_root)
-    env["TRITON_CACHE_DIR"] = "/tmp/triton" if settings.get("jail") else str(build_root / "triton")
-    env["CUDA_VISIBLE_DEVICES"] = visible_devices
-    env[cgroups.OWNER_ENV] = cgroups.owner_tag()  # the judges' sandbox cgroups carry this evaluator's tag
-    return env
-
-
 class Recorder:
     """Turns a judge's raw record into the stored one: run context, static-check policy, atomic write."""
 
@@ -210,12 +200,18 @@ class Recorder:
 
 
 class Progress:
-    """tqdm bar with correct / failed counts."""
+    """One tqdm bar over the kernels to evaluate, with built (when builds are pipelined) / correct /
+    failed counts and an ETA."""
 
-    def __init__(self, total: int, verbose: bool):
+    def __init__(self, total: int, verbose: bool, building: bool = False):
         self.bar = tqdm(total=total, desc="eval", unit="kernel", dynamic_ncols=True)
-        self.counts = {"correct": 0, "failed": 0}
+        self.counts = {"built": 0} if building else {}
+        self.counts.update(correct=0, failed=0)
         self.verbose = verbose
+
+    def built(self) -> None:
+        self.counts["built"] += 1
+        self.bar.set_postfix(self.counts)
 
     def update(self, key: str, record: dict) -> None:
         self.counts["correct" if record["correctness"] else "failed"] += 1
@@ -289,9 +285,13 @@ def evaluate_run(cfg: DictConfig) -> int:
 
 def _evaluate_jobs(jobs: list, settings: dict, devices: list, build_root: Path, recorder: Recorder,
                    cfg: DictConfig) -> None:
-    if cfg.build_cache and jobs:
-        jobs = precompile(jobs, settings, build_root, cfg.num_cpu_workers, recorder)
-    if jobs and cfg.eval_mode == "ray":
+    if not jobs:
+        return
+    if cfg.eval_mode == "ray":
+        if cfg.build_cache:
+            jobs = precompile(jobs, settings, build_root, cfg.num_cpu_workers, recorder)
+            if not jobs:
+                return
         from .ray_cluster import dispatch_on_ray
 
         progress = Progress(len(jobs), cfg.verbose)
@@ -299,8 +299,9 @@ def _evaluate_jobs(jobs: list, settings: dict, devices: list, build_root: Path, 
             dispatch_on_ray(jobs, settings, devices[0], build_root, recorder, progress, cfg.ray_address)
         finally:
             progress.close()
-    elif jobs:
-        dispatch(jobs, settings, devices, build_root, recorder, cfg.verbose)
+    else:
+        builder = Precompiler(jobs, settings, build_root, cfg.num_cpu_workers) if cfg.build_cache else None
+        dispatch(jobs, settings, devices, build_root, recorder, cfg.verbose, builder)
 
 
 def warn_if_incomparable(kernels_file: Path, baseline_file: Path) -> None:
@@ -328,22 +329,51 @@ def _screen(recorder: Recorder, problem: Problem, sid: int, source: str, setting
     return True
 
 
+class Precompiler:
+    """Builds the pending kernels on CPU threads, each build in its own (jailed) sandbox, once per build
+    key (identical sources share one build), and hands each kernel on as soon as its build is done:
+    the judges evaluate while nvcc still builds the rest."""
+
+    def __init__(self, jobs: list, settings: dict, build_root: Path, workers: int):
+        self.judge = Judge(settings, "cpu", child_environment(settings, build_root, visible_devices=""))
+        self.pool = ThreadPoolExecutor(max_workers=workers)
+        self.waiting: dict = {}  # build future -> the jobs it builds for
+        by_build: dict = {}
+        for problem, sid, job in jobs:
+            by_build.setdefault(job["build_key"], []).append((problem, sid, job))
+        for group in by_build.values():
+            self.waiting[self.pool.submit(_build_once, self.judge, group[0][2])] = group
+
+    def finished(self, timeout: float | None = 0) -> list:
+        """(problem, sid, job, build record) of every kernel whose build ended (waiting up to `timeout`
+        seconds for one, None: until one does)."""
+        done, _ = wait(list(self.waiting), timeout=timeout, return_when=FIRST_COMPLETED)
+        return [(problem, sid, job, future.result()) for future in done for problem, sid, job in self.waiting.pop(future)]
+
+    @property
+    def building(self) -> bool:
+        return bool(self.waiting)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
 def precompile(jobs: list, settings: dict, build_root: Path, workers: int, recorder: Recorder) -> list:
-    """Build every pending kernel on CPU processes; compile errors are final and recorded here."""
-    env = child_environment(settings, build_root, visible_devices="")
-    judge = Judge(settings, "cpu", env)
-    remaining = []
+    """Build every pending kernel before any is evaluated (eval_mode=ray); compile errors are final and
+    recorded here."""
+    builder, remaining = Precompiler(jobs, settings, build_root, workers), []
     bar = tqdm(total=len(jobs), desc="build", unit="kernel", dynamic_ncols=True)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [(p, sid, job, pool.submit(_build_once, judge, job)) for p, sid, job in jobs]
-        for problem, sid, job, future in futures:
-            built = future.result()
-            bar.update(1)
-            if built.get("eval_status") == "compile_error":
-                recorder.save(problem, sid, built)
-            else:
-                remaining.append((problem, sid, job))
-    bar.close()
+    try:
+        while builder.building:
+            for problem, sid, job, built in builder.finished(timeout=None):
+                bar.update(1)
+                if built.get("eval_status") == "compile_error":
+                    recorder.save(problem, sid, built)
+                else:
+                    remaining.append((problem, sid, job))
+    finally:
+        bar.close()
+        builder.close()
     return remaining
 
 
@@ -362,27 +392,30 @@ def _build_once(judge: Judge, job: dict) -> dict:
 
 
 def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, recorder: Recorder,
-             verbose: bool) -> None:
+             verbose: bool, builder: Precompiler | None = None) -> None:
+    """One judge process per device, pulling from one queue. With a `builder`, each kernel joins the
+    queue when its build is done, and a kernel whose build failed is recorded without a judge."""
     ctx = mp.get_context("spawn")
     job_queue, result_queue = ctx.Queue(), ReportQueue(ctx)
     by_key = {job["key"]: (problem, sid, job) for problem, sid, job in jobs}
-    for _, _, job in jobs:
-        job_queue.put(job)
+    if builder is None:
+        _queue_jobs(job_queue, [job for _, _, job in jobs], len(devices))
     workers = []
     for worker_id, device in enumerate(devices):
         env = child_environment(settings, build_root, child_visible_devices(device))
         local_device = "cpu" if device == "cpu" else "cuda:0"
-        job_queue.put(None)  # one stop signal per judge
         process = ctx.Process(target=judge_worker, args=(worker_id, settings, local_device, env, job_queue,
                                                          result_queue), daemon=True)
         process.start()
         workers.append(process)
-    progress = Progress(len(jobs), verbose)
+    progress = Progress(len(jobs), verbose, building=builder is not None)
     in_flight: dict[int, str] = {}
     try:
         while by_key:
+            if builder is not None and builder.building:
+                _hand_on_builds(builder, job_queue, by_key, recorder, progress, len(devices))
             try:
-                message = result_queue.get(timeout=5)
+                message = result_queue.get(timeout=0.2 if builder is not None and builder.building else 5)
             except queue.Empty:
                 _check_workers(workers, in_flight, by_key, recorder, progress)
                 if not any(w.is_alive() for w in workers) and by_key:
@@ -402,11 +435,34 @@ def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, r
             progress.update(key, record)
     finally:
         progress.close()
+        if builder is not None:
+            builder.close()
         for process in workers:  # each judge got its stop signal: let it discard its spare sandboxes
             process.join(timeout=15 if not by_key else 0)
             if process.is_alive():
                 process.terminate()  # the judge's SIGTERM handler still discards them (judge_worker)
                 process.join(timeout=10)
+
+
+def _queue_jobs(job_queue, jobs: list, judges: int, last: bool = True) -> None:
+    for job in jobs:
+        job_queue.put(job)
+    if last:
+        for _ in range(judges):  # one stop signal per judge, after the last job
+            job_queue.put(None)
+
+
+def _hand_on_builds(builder: Precompiler, job_queue, by_key: dict, recorder: Recorder, progress, judges: int) -> None:
+    """Queue the kernels whose builds just ended; record those that did not compile."""
+    ready = []
+    for problem, sid, job, built in builder.finished():
+        progress.built()
+        if built.get("eval_status") == "compile_error":
+            by_key.pop(job["key"])
+            progress.update(job["key"], recorder.save(problem, sid, built))
+        else:
+            ready.append(job)
+    _queue_jobs(job_queue, ready, judges, last=not builder.building)
 
 
 def _check_workers(workers, in_flight, by_key, recorder, progress) -> None:

@@ -1,0 +1,80 @@
+"""What evaluation and baselines share on a Ray cluster (eval_mode=ray): connecting, one actor per GPU,
+and a loop that keeps every actor busy, hands each result to the driver and retries the work of an
+actor that died once elsewhere.
+
+Ray is an optional extra (`pip install -e ".[ray]"`), imported only here, only in ray mode.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Callable
+
+from .errors import UserError
+
+ATTEMPTS = 2  # work whose actor died is tried once more elsewhere
+
+
+def import_ray():
+    try:
+        import ray
+    except ImportError:
+        raise UserError('eval_mode=ray needs Ray: pip install -e ".[ray]"') from None
+    return ray
+
+
+def connect(address: str | None):
+    """Ray, connected to the cluster at `address` (None: a Ray started on this machine)."""
+    ray = import_ray()
+    ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    return ray
+
+
+def start_actors(ray, cls: type, *args) -> list:
+    """One actor of `cls(*args)` per GPU of the cluster, each holding that GPU."""
+    gpus = int(ray.cluster_resources().get("GPU", 0))
+    if gpus < 1:
+        raise UserError("the Ray cluster offers no GPU resource: start its nodes with --num-gpus "
+                        "(a fake count with device=cpu)")
+    actor = ray.remote(num_gpus=1, num_cpus=1, max_restarts=0)(cls)
+    return [actor.remote(*args) for _ in range(gpus)]
+
+
+def drive(ray, actors: list, pending: deque, submit: Callable, done: Callable, failed: Callable) -> None:
+    """Until `pending` is empty: `submit(actor, item)` (an ObjectRef) to each idle actor, then
+    `done(actor, item, result, attempt)` for each result as it arrives. An item whose actor raised is
+    `failed(item, error, False)`; one whose actor or node died is retried once on another actor, then
+    `failed(item, error, True)`."""
+    idle, running, attempts = list(actors), {}, {}
+    while pending or running:
+        while idle and pending:
+            actor, item = idle.pop(), pending.popleft()
+            attempts[id(item)] = attempts.get(id(item), 0) + 1
+            running[submit(actor, item)] = (actor, item)
+        if not running:
+            raise UserError("every Ray actor died; the work not yet recorded is left for a re-run")
+        (ref,), _ = ray.wait(list(running), num_returns=1)
+        actor, item = running.pop(ref)
+        try:
+            result = ray.get(ref)
+        except ray.exceptions.RayTaskError as exc:  # the actor's own code raised; the actor lives on
+            idle.append(actor)
+            failed(item, str(exc)[-2000:], False)
+            continue
+        except ray.exceptions.RayError as exc:  # its worker process or node died
+            if attempts[id(item)] < ATTEMPTS:
+                pending.appendleft(item)
+            else:
+                failed(item, f"the Ray worker running it died {ATTEMPTS} times ({type(exc).__name__})", True)
+            continue
+        idle.append(actor)
+        done(actor, item, result, attempts[id(item)])
+
+
+def close_actors(ray, refs: list) -> None:
+    """Wait for the actors' close calls; one on a node that has gone has nothing left to close."""
+    for ref in refs:
+        try:
+            ray.get(ref, timeout=60)
+        except Exception:
+            pass
