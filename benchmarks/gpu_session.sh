@@ -43,9 +43,16 @@ exploit_suite() {
     python3 benchmarks/exploit_suite.py --timeout 60 --cpu-workers 16 --out "$logs/H200_exploit_suite.json"
 }
 self_speedup() {  # identical code must score 1.00x and never be rejected (SELF_LEVELS, default 1 2 3 4)
+    rm -rf /tmp/kbv_self_work  # a fresh baseline and fresh records, never a resumed earlier pass
     python3 benchmarks/self_speedup.py --levels ${SELF_LEVELS:-1 2 3 4} --out "$logs/self_speedup.json" \
-        --work "$logs/self_work" || return
-    rm -f "$logs"/self_work/runs/*/level_*_kernel.py  # the records stay; the kernels are the problem files
+        --work /tmp/kbv_self_work
+    local rc=$?
+    # Every record and the baseline, flat in LOGDIR (the device tool returns no deeply nested folder).
+    for records in /tmp/kbv_self_work/runs/*/eval_results_hidden.json; do
+        [ -f "$records" ] && cp "$records" "$logs/$(basename "$(dirname "$records")")_eval_results_hidden.json"
+    done
+    cp /tmp/kbv_self_work/timing/here/baseline_time_torch.json "$logs/self_baseline_time_torch.json" 2>/dev/null
+    return $rc
 }
 static_check() { python3 benchmarks/static_check_benchmark.py; }
 validate_level4() { python3 scripts/validate_problems.py --level 4; }
