@@ -164,3 +164,18 @@ def test_a_dead_endpoint_stops_the_run_with_one_line(tmp_path, llm):
     assert dead in str(raised.value) and len(str(raised.value).splitlines()) == 1
     log = (tmp_path / "r" / "generation_log.jsonl").read_text().splitlines()
     assert len(log) == 3 and all(json.loads(line)["status"] == "request_failed" for line in log)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_second_turn_sends_the_whole_conversation(tmp_path, llm, provider):
+    """num_turns=2 through the real SDK: the second request carries the first prompt, the model's answer
+    and the judge's feedback, in the provider's own message format."""
+    code, log = generate(tmp_path, llm, provider, num_turns=2,
+                         turn_eval_overrides='["device=cpu","num_perf_trials=3","num_warmup=1"]')
+    assert code == 0 and [entry.get("turn") for entry in log] == [0, 1]
+    body = llm.requests[-1][1]
+    conversation = body.get("messages") or body.get("input")
+    assert [m["role"] for m in conversation] == ["user", "assistant", "user"]
+    assert "class Model(nn.Module)" in json.dumps(conversation[0]) and json.dumps(llm.answer)[1:-1] in \
+        json.dumps(conversation[1])
+    assert json.dumps(conversation[2]).count("Your kernel") == 1  # the judge's feedback on turn 0

@@ -328,6 +328,7 @@ class Conversation:
             raise SampleFailed("harness_error", error=f"clock calibration on the reference: "
                                                       f"{failed.details.get('error', failed.status)}") from None
         self.post({"op": "load"})
+        self.record["reference_ms"] = statistics.median(times)  # the reference's own time here (refinement feedback)
         return [w - t for t, w in zip(times, walls)]
 
     def request(self, op: str, values: list, **fields) -> list:
@@ -377,7 +378,8 @@ class Conversation:
         reply = self.expect("output", payload_bound(expected + private))
         outputs = self.receive_outputs(reply)
         verdict = compare_outputs(expected, outputs, self.judge.settings["atol"], self.judge.settings["rtol"])
-        verdict = {"case": case.name, **verdict}
+        verdict = {"case": case.name, **verdict,
+                   "output_shapes": [list(o.shape) for o in expected if isinstance(o, torch.Tensor)]}
         after = self.receive_outputs(reply, "inputs_after") if "inputs_after" in reply else shared
         if verdict["passed"] and not _same_values(private, after):
             verdict.update(passed=False, policy="input_mutated",

@@ -40,9 +40,14 @@ class Sample:
     problem: Problem
     sid: int
     run_dir: Path
+    turn: int | None = None  # a refinement's turn (num_turns > 1): its files are ..._turn_{t}_...
 
     def path(self, suffix: str) -> Path:
-        return self.run_dir / f"level_{self.problem.level}_problem_{self.problem.pid}_sample_{self.sid}_{suffix}"
+        turn = "" if self.turn is None else f"turn_{self.turn}_"
+        return self.run_dir / f"level_{self.problem.level}_problem_{self.problem.pid}_sample_{self.sid}_{turn}{suffix}"
+
+    def at_turn(self, turn: int) -> "Sample":
+        return Sample(self.problem, self.sid, self.run_dir, turn)
 
     @property
     def kernel(self) -> Path:
@@ -82,8 +87,12 @@ def provider_settings(cfg: DictConfig) -> ProviderSettings:
 def check_run_keys(cfg: DictConfig) -> None:
     require_choice(cfg, "precision", tuple(PRECISIONS))
     require_choice(cfg, "dataset_src", ("local", "huggingface"))
-    for key in ("level", "num_samples", "num_workers"):
+    for key in ("level", "num_samples", "num_workers", "num_turns"):
         require_int(cfg, key, 1)
+    if cfg.num_turns > 1:
+        from .refine import check_turn_keys
+
+        check_turn_keys(cfg)
     _positive_number(cfg, "api_query_interval", allow_zero=True)
 
 
@@ -119,18 +128,22 @@ class GenerationLog:
             os.fsync(handle.fileno())
 
 
-def generate_sample(provider, sample: Sample, prompt: str, log_prompt: bool, pacer: QueryPacer) -> dict:
-    """Query, save and extract one sample; returns its log record (never raises ProviderError)."""
+def generate_sample(provider, sample: Sample, prompt: str, log_prompt: bool, pacer: QueryPacer,
+                    history: tuple = ()) -> dict:
+    """Query, save and extract one sample (one turn of it, after `history`); returns its log record
+    (never raises ProviderError)."""
     problem = sample.problem
     record = {"level": problem.level, "problem": problem.pid, "problem_name": problem.name, "sample": sample.sid,
               "status": "request_failed", "tokens_in": 0, "tokens_out": 0, "latency_s": 0.0,
               "finish_reason": None, "error": None}
-    if log_prompt:
+    if sample.turn is not None:
+        record["turn"] = sample.turn
+    if log_prompt or sample.turn is not None:  # a refinement keeps every turn's prompt
         write_text_atomic(sample.path("prompt.txt"), prompt)
     pacer.wait()
     started = time.perf_counter()
     try:
-        answer = provider.complete(Request(prompt, problem.level, problem.pid, sample.sid))
+        answer = provider.complete(Request(prompt, problem.level, problem.pid, sample.sid, sample.turn or 0, history))
     except ProviderError as exc:
         record.update(latency_s=round(time.perf_counter() - started, 3), error=str(exc), fatal=exc.fatal,
                       unreachable=exc.unreachable)
@@ -202,8 +215,11 @@ def generate_run(cfg: DictConfig) -> int:
     model = f" model={cfg.model_name}" if cfg.model_name else ""
     print(f"{len(pending)} sample(s) to generate, {skipped} already have a kernel; "
           f"server_type={cfg.server_type}{model} -> {run_dir}")
-    tally = Tally(skipped)
-    fatal = run_workers(provider, pending, prompts, cfg, GenerationLog(run_dir / LOG_NAME), tally)
+    tally, log = Tally(skipped), GenerationLog(run_dir / LOG_NAME)
+    if cfg.num_turns == 1:
+        fatal = run_workers(provider, pending, lambda s: (prompts[s.problem.pid], ()), cfg, log, tally)
+    else:
+        fatal = refine(cfg, provider, pending, prompts, run_dir, log, tally)
     print(tally.summary() + f" (log: {run_dir / LOG_NAME})")
     if fatal:
         raise UserError(f"stopped: {fatal['error']} (problem {fatal['problem']} sample {fatal['sample']}); "
@@ -238,9 +254,25 @@ class Reachability:
             return f"{self.endpoint} could not be reached {self.in_a_row} times in a row ({record['error']})"
 
 
-def run_workers(provider, pending: list[Sample], prompts: dict, cfg: DictConfig, log: GenerationLog,
+def refine(cfg: DictConfig, provider, pending: list[Sample], prompts: dict, run_dir: Path, log: GenerationLog,
+           tally: Tally) -> dict | None:
+    """num_turns > 1 (generate/refine.py): turns of generation, evaluation and feedback."""
+    from .refine import refine_run
+
+    outcome = refine_run(cfg, run_dir, pending, prompts,
+                         lambda samples, ask: run_workers(provider, samples, ask, cfg, log, tally))
+    finals = outcome["final_turns"]
+    if finals:
+        kept = [t for t in finals.values() if t is not None]
+        print(f"refined {len(finals)} sample(s) over {cfg.num_turns} turns: {len(kept)} have a final kernel "
+              f"(from turns {sorted(set(kept))}); the rest have none and are retried by a re-run")
+    return outcome["fatal"]
+
+
+def run_workers(provider, pending: list[Sample], ask, cfg: DictConfig, log: GenerationLog,
                 tally: Tally) -> dict | None:
-    """Generate `pending` on num_workers threads; returns the first fatal failure, if any."""
+    """Generate `pending` on num_workers threads, `ask(sample)` giving each its (prompt, history);
+    returns the first fatal failure, if any."""
     pacer = QueryPacer(float(cfg.api_query_interval))
     stop = threading.Event()
     fatal: list[dict] = []
@@ -249,7 +281,8 @@ def run_workers(provider, pending: list[Sample], prompts: dict, cfg: DictConfig,
     def work(sample: Sample) -> dict | None:
         if stop.is_set():
             return None
-        record = generate_sample(provider, sample, prompts[sample.problem.pid], bool(cfg.log_prompt), pacer)
+        prompt, history = ask(sample)
+        record = generate_sample(provider, sample, prompt, bool(cfg.log_prompt), pacer, history)
         given_up = reach.after(record)
         if record.pop("fatal", False) or given_up:
             stop.set()

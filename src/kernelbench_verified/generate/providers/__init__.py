@@ -17,11 +17,20 @@ from ...errors import UserError
 
 @dataclass(frozen=True)
 class Request:
-    """One sample to generate: the prompt and where it belongs (replay uses the ids)."""
+    """One sample to generate: the prompt and where it belongs (replay uses the ids). In a refinement
+    (num_turns > 1) `history` holds the earlier turns as (role, text) pairs and `turn` counts from 0."""
     prompt: str
     level: int
     pid: int
     sid: int
+    turn: int = 0
+    history: tuple = ()
+
+    @property
+    def messages(self) -> list[dict]:
+        """The conversation in the chat format every provider sends: earlier turns, then the prompt."""
+        return [{"role": role, "content": text} for role, text in self.history] + \
+            [{"role": "user", "content": self.prompt}]
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,9 @@ class AnthropicProvider:
         self.client = anthropic.Anthropic(api_key=settings.api_key, base_url=settings.base_url,
                                           timeout=settings.request_timeout, max_retries=settings.max_retries)
 
-    def message_arguments(self, prompt: str) -> dict:
+    def message_arguments(self, request: Request) -> dict:
         s = self.settings
-        args = {"model": s.model_name, "max_tokens": s.max_tokens,
-                "messages": [{"role": "user", "content": prompt}]}
+        args = {"model": s.model_name, "max_tokens": s.max_tokens, "messages": request.messages}
         if s.thinking_budget:
             args["thinking"] = {"type": "enabled", "budget_tokens": s.thinking_budget}
         elif s.temperature is not None:
@@ -37,7 +36,7 @@ class AnthropicProvider:
 
     def complete(self, request: Request) -> Completion:
         try:
-            message = self.client.messages.create(**self.message_arguments(request.prompt))
+            message = self.client.messages.create(**self.message_arguments(request))
             text = "".join(block.text for block in message.content if block.type == "text")
             usage = message.usage
             return Completion(text, _count(usage, "input_tokens"), _count(usage, "output_tokens"),

@@ -17,8 +17,8 @@ class CompatibleProvider(OpenAIProvider):
     def reasoning(self) -> bool:
         return False
 
-    def chat_arguments(self, prompt: str) -> dict:
-        args = super().chat_arguments(prompt)
+    def chat_arguments(self, request) -> dict:
+        args = super().chat_arguments(request)
         if self.settings.reasoning_effort is not None:
             args["reasoning_effort"] = self.settings.reasoning_effort
         return args

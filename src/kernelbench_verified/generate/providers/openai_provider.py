@@ -39,7 +39,7 @@ class OpenAIProvider:
     def complete(self, request: Request) -> Completion:
         call = self._responses if self.settings.api == "responses" else self._chat
         try:
-            return call(request.prompt)
+            return call(request)
         except self.openai.APIStatusError as exc:
             raise _status_error(exc) from None
         except self.openai.OpenAIError as exc:  # timeouts, connection errors, undecodable bodies
@@ -47,9 +47,9 @@ class OpenAIProvider:
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
             raise ProviderError(f"malformed response from the server ({first_line(exc)})") from None
 
-    def chat_arguments(self, prompt: str) -> dict:
+    def chat_arguments(self, request: Request) -> dict:
         s = self.settings
-        args = {"model": s.model_name, "messages": [{"role": "user", "content": prompt}]}
+        args = {"model": s.model_name, "messages": request.messages}
         if self.reasoning:
             args["max_completion_tokens"] = s.max_tokens
             if s.reasoning_effort is not None:
@@ -60,9 +60,10 @@ class OpenAIProvider:
                 args["temperature"] = s.temperature
         return args
 
-    def responses_arguments(self, prompt: str) -> dict:
+    def responses_arguments(self, request: Request) -> dict:
         s = self.settings
-        args = {"model": s.model_name, "input": prompt, "max_output_tokens": s.max_tokens}
+        conversation = request.messages if request.history else request.prompt
+        args = {"model": s.model_name, "input": conversation, "max_output_tokens": s.max_tokens}
         if self.reasoning:
             if s.reasoning_effort is not None:
                 args["reasoning"] = {"effort": s.reasoning_effort}
@@ -70,8 +71,8 @@ class OpenAIProvider:
             args["temperature"] = s.temperature
         return args
 
-    def _chat(self, prompt: str) -> Completion:
-        response = self.client.chat.completions.create(**self.chat_arguments(prompt))
+    def _chat(self, request: Request) -> Completion:
+        response = self.client.chat.completions.create(**self.chat_arguments(request))
         choice = response.choices[0]
         text = choice.message.content
         if text is None:
@@ -80,8 +81,8 @@ class OpenAIProvider:
         return Completion(text, _count(usage, "prompt_tokens"), _count(usage, "completion_tokens"),
                           choice.finish_reason)
 
-    def _responses(self, prompt: str) -> Completion:
-        response = self.client.responses.create(**self.responses_arguments(prompt))
+    def _responses(self, request: Request) -> Completion:
+        response = self.client.responses.create(**self.responses_arguments(request))
         details = response.incomplete_details
         finish = (details.reason if details is not None and details.reason else response.status)
         usage = response.usage
