@@ -188,6 +188,27 @@ def test_analysis_script_prints_the_metrics_of_one_run():
     assert bad.returncode == 2 and "unknown level 9" in bad.stderr
 
 
+def test_analysis_shows_correct_and_fast_by_turn_of_a_refinement(tmp_path):
+    """A refined run keeps each turn's standard evaluation under turns/turn_{t}/: the analysis prints
+    correct and Fast@1 after each turn (here turn 0 had every sample fail, turn 1 is the run itself)."""
+    runs = tmp_path / "runs"
+    run = runs / "alpha_level1_test"
+    shutil.copytree(FIXTURES / "runs" / "alpha_level1_test", run)
+    records = json.loads((run / "eval_results.json").read_text())
+    failed = {k: dict(r, correctness=False, eval_status="incorrect", runtime=-1.0) for k, r in records.items()}
+    for turn, content in ((0, failed), (1, records)):
+        (run / "turns" / f"turn_{turn}").mkdir(parents=True)
+        (run / "turns" / f"turn_{turn}" / "eval_results.json").write_text(json.dumps(content))
+    done = cli("benchmark_eval_analysis.py", "run_name=alpha_level1_test", "level=1", "hardware=H200",
+               "baseline=baseline_time_torch_tf32", f"runs_dir={runs}", f"timing_dir={PATHS['timing_dir']}",
+               f"degenerate_file={PATHS['degenerate_file']}", "bootstrap_resamples=200")
+    assert done.returncode == 0, done.stderr
+    lines = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in done.stdout.splitlines()[1:])
+    assert lines["turn 0: correct / Fast@1 (standard checks)"] == "0.0% / 0.0%"
+    fast_1 = lines["Fast@1"].split("  [")[0]  # without its confidence interval
+    assert lines["turn 1: correct / Fast@1 (standard checks)"] == f"{lines['correct (best of N)']} / {fast_1}"
+
+
 def test_ten_models_of_250_problems_render_fast_and_small(tmp_path):
     paths = write_synthetic(tmp_path, models=10, levels={1: 100, 2: 100, 3: 50}, samples=5)
     out = tmp_path / "leaderboard.html"

@@ -77,7 +77,23 @@ def analyze_run(cfg: DictConfig) -> int:
           f" · {'hidden' if cfg.use_hidden_eval else 'standard'} correctness"
           + (f" · tolerance {cfg.tolerance:g}" if cfg.tolerance is not None else "")
           + (" · CPU timings, no GPU speedup claim" if timed_on_cpu(baseline) else ""))
+    rows += turn_lines(run_dir, level, baseline, excluded, cfg.tolerance, warnings)
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"  {label:<{width}}  {value}")
     return 0
+
+
+def turn_lines(run_dir: Path, level: int, baseline, excluded: set, tolerance, warnings: list) -> list[tuple[str, str]]:
+    """Correct and Fast@1 after each turn of a refinement (num_turns > 1: runs/{run}/turns/turn_{t}/),
+    judged as the turns were: by the standard checks only."""
+    rows = []
+    turn = 0
+    while (folder := run_dir / "turns" / f"turn_{turn}").is_dir():
+        results = load_run_results(Run(folder.name, folder.name, level, "fp32", folder), warnings)
+        if results is not None:
+            summary = summarize(score_run(results, baseline, excluded, Setting(False, tolerance), warnings).table)
+            rows.append((f"turn {turn}: correct / Fast@1 (standard checks)",
+                         f"{_pct(summary['correct'])} / {_pct(summary['fast_p']['1'])}"))
+        turn += 1
+    return rows
