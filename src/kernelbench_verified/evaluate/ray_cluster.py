@@ -23,17 +23,18 @@ class RayJudge:
     """A Ray actor: one judge bound to the GPU Ray gave it (CUDA_VISIBLE_DEVICES is Ray's)."""
 
     def __init__(self, settings: dict, device: str, build_root: str):
-        from .launch import SPARE_SANDBOXES, child_environment, start_sandbox
+        from .launch import child_environment
+        from .worker import start_spares
 
+        local = "cpu" if device == "cpu" else "cuda:0"
         visible = os.environ.get("CUDA_VISIBLE_DEVICES", "") if device != "cpu" else ""
         self.env = child_environment(settings, Path(build_root), visible)
         os.environ.update(self.env)
-        spares = tuple(start_sandbox(self.env, settings.get("jail"))
-                       for _ in range(SPARE_SANDBOXES if device != "cpu" else 1))
+        spares = start_spares(self.env, settings, local)
         from ..measure.environment import fingerprint_for
         from .judge import Judge
 
-        self.judge = Judge(settings, "cpu" if device == "cpu" else "cuda:0", self.env, spares)
+        self.judge = Judge(settings, local, self.env, spares)
         self.where = f"ray:{os.uname().nodename}:{visible or 'cpu'}:{os.getpid()}"
         self.fingerprint = fingerprint_for(self.judge.device, settings["tf32_mode"], settings["precision"], settings)
 

@@ -19,9 +19,14 @@ def judge_worker(worker_id: int, settings: dict, device: str, child_env: dict, j
     os.environ.update(child_env)
     # Terminated by the evaluator (interrupted run): unwind, so the judge kills its spare sandboxes.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    # On the CPU a starting sandbox competes with the kernel being timed for the same cores: one spare.
-    count = SPARE_SANDBOXES if device.startswith("cuda") else 1
-    spares = tuple(start_sandbox(child_env, settings.get("jail")) for _ in range(count))
+    spares = start_spares(child_env, settings, device)
     from .judge import run_judge  # imports torch, while the sandboxes import theirs
 
     run_judge(worker_id, settings, device, child_env, jobs, results, spares)
+
+
+def start_spares(child_env: dict, settings: dict, device: str) -> tuple:
+    """The sandboxes a judge keeps started ahead of its jobs. On the CPU a starting sandbox competes
+    with the kernel being timed for the same cores: one spare."""
+    count = SPARE_SANDBOXES if device.startswith("cuda") else 1
+    return tuple(start_sandbox(child_env, settings.get("jail")) for _ in range(count))
