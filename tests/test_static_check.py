@@ -53,10 +53,13 @@ def test_fixture_suite_covers_the_issue():
     assert hacks <= covered, hacks - covered
 
 
-@pytest.mark.parametrize("name", ["19_0_relu_vec4", "1_0_sgemm_tiled", "23_0_softmax_rows", "19_4_illegal_memory_access"])
-def test_benchmark_cuda_kernels_without_hacks_are_clean(name):
+@pytest.mark.parametrize("name", ["19_0_relu_vec4", "1_0_sgemm_tiled", "23_0_softmax_rows", "19_4_illegal_memory_access",
+                                  "19_6_relu_triton", "23_1_softmax_triton"])
+def test_benchmark_kernels_without_hacks_are_clean(name):
     (path,) = BENCH.glob(f"level*/{name}.py")
     assert serious(check_file(path)) == []
+    if "triton" in name:  # and a Triton run finds the Triton kernel it asked for
+        assert serious(check_file(path, backend="triton")) == []
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -104,7 +107,18 @@ def python(forward: str, prelude: str = "") -> str:
     return cuda(LAUNCHED).replace("class ModelNew", prelude + "\nclass ModelNew").rsplit("        return", 1)[0] + body + "\n"
 
 
-SNIPPETS = {  # code -> (flagged snippet, similar snippet that must not be flagged)
+def triton(forward: str, prelude: str = "") -> str:
+    """A kernel file with a @triton.jit kernel `k`, extra module code and a forward body."""
+    body = "\n".join("        " + line for line in forward.splitlines())
+    return ("import torch\nimport torch.nn as nn\nimport triton\nimport triton.language as tl\n\n\n"
+            "@triton.jit\ndef k(x_ptr, n, BLOCK: tl.constexpr):\n    tl.store(x_ptr + tl.arange(0, BLOCK), 0.0)\n\n"
+            f"{prelude}\n\nclass ModelNew(nn.Module):\n    def forward(self, x):\n{body}\n")
+
+
+LAUNCHED_TRITON = "k[(1,)](x, x.numel(), BLOCK=16)\nreturn x"
+
+SNIPPETS = {  # code -> (flagged snippet, similar snippet that must not be flagged), checked with backend=triton
+    "backend_mismatch": (cuda(LAUNCHED), triton(LAUNCHED_TRITON)),
     "no_custom_kernel": ("import torch.nn as nn\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return x * 2\n",
                          cuda(LAUNCHED)),
     "kernel_never_launched": (cuda(LAUNCHED.replace("k<<<1, 1>>>(y.data_ptr<float>());", "")),
@@ -155,8 +169,25 @@ def test_every_rule_has_a_snippet():
 @pytest.mark.parametrize("code", sorted(SNIPPETS))
 def test_rule_on_minimal_snippet(code):
     flagged, similar = SNIPPETS[code]
-    assert code in {f.code for f in check_source(flagged)}, check_source(flagged)
-    assert code not in {f.code for f in check_source(similar)}, check_source(similar)
+    assert code in {f.code for f in check_source(flagged, backend="triton")}, check_source(flagged, backend="triton")
+    assert code not in {f.code for f in check_source(similar, backend="triton")}, check_source(similar, backend="triton")
+
+
+@pytest.mark.parametrize("flagged, forward, prelude", [
+    (True, "return torch.relu(x)", "decoy = k  # named, never launched"),
+    (True, "return torch.relu(x)", ""),
+    (False, LAUNCHED_TRITON, ""),
+    (False, "k.run(x, x.numel(), BLOCK=16, grid=(1,))\nreturn x", ""),
+    (False, "fn = k if x.numel() > 16 else k\nfn[(1,)](x, x.numel(), BLOCK=16)\nreturn x", ""),
+], ids=["named_only", "never_named", "grid_launch", "run_launch", "through_variable"])
+def test_a_triton_kernel_counts_as_launched_only_when_launched(flagged, forward, prelude):
+    codes = {f.code for f in check_source(triton(forward, prelude))}
+    assert ("kernel_never_launched" in codes) == flagged, codes
+
+
+def test_backend_mismatch_only_speaks_for_triton_runs():
+    assert "backend_mismatch" not in {f.code for f in check_source(cuda(LAUNCHED), backend="cuda")}
+    assert "backend_mismatch" in {f.code for f in check_source(triton("return torch.relu(x)"), backend="triton")}
 
 
 def test_precision_rule_applies_to_fp32_work_only():

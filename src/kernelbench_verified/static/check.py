@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .context import KernelFile
-from .rules import RULES, SEVERITIES
+from .rules import RULES, SEVERITIES, triton_kernels
 
 
 @dataclass(frozen=True)
@@ -43,13 +43,14 @@ def parse(source: str) -> ast.Module | Finding:
         return Finding("syntax", 1, "error", f"does not parse: {type(exc).__name__}: {exc}"[:300])
 
 
-def check_source(source: str, precision: str = "fp32") -> list[Finding]:
+def check_source(source: str, precision: str = "fp32", backend: str = "cuda") -> list[Finding]:
     """Findings of every registered rule on one kernel file, sorted by line. `precision` is the run's
-    (fp32, fp16, bf16): lower-precision arithmetic is only a finding on fp32 work."""
+    (fp32, fp16, bf16): lower-precision arithmetic is only a finding on fp32 work. `backend` is the
+    kinds of kernel the run asked for (cuda: CUDA C++ or Triton; triton: Triton)."""
     tree = parse(source)
     if isinstance(tree, Finding):
         return [tree]
-    kernel = KernelFile(source, tree, precision)
+    kernel = KernelFile(source, tree, precision, backend)
     findings = set()
     for rule in RULES:
         try:
@@ -69,8 +70,14 @@ def _first_of_each(findings: set[Finding]) -> list[Finding]:
     return sorted(first.values(), key=lambda f: (f.line, f.code, f.message))
 
 
-def check_file(path: str | Path, precision: str = "fp32") -> list[Finding]:
-    return check_source(Path(path).read_text(encoding="utf-8", errors="replace"), precision)
+def check_file(path: str | Path, precision: str = "fp32", backend: str = "cuda") -> list[Finding]:
+    return check_source(Path(path).read_text(encoding="utf-8", errors="replace"), precision, backend)
+
+
+def defines_triton_kernels(source: str) -> bool:
+    """Whether the file defines a @triton.jit kernel (False for a file that does not parse)."""
+    tree = parse(source)
+    return not isinstance(tree, Finding) and bool(triton_kernels(KernelFile(source, tree)))
 
 
 def rule_table() -> list[tuple[str, str, str]]:
@@ -78,4 +85,4 @@ def rule_table() -> list[tuple[str, str, str]]:
     return [(rule.code, rule.severity, rule.description) for rule in RULES]
 
 
-__all__ = ["Finding", "SEVERITIES", "check_file", "check_source", "parse", "rule_table"]
+__all__ = ["Finding", "SEVERITIES", "check_file", "check_source", "defines_triton_kernels", "parse", "rule_table"]

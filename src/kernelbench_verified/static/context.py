@@ -26,10 +26,11 @@ _DYNAMIC_IMPORTS = {"__import__", "importlib.import_module"}
 class KernelFile:
     """A parsed kernel file. Never executes it."""
 
-    def __init__(self, source: str, tree: ast.Module, precision: str = "fp32"):
+    def __init__(self, source: str, tree: ast.Module, precision: str = "fp32", backend: str = "cuda"):
         self.source = source
         self.tree = tree
         self.precision = precision
+        self.backend = backend  # the kernels the run asked for: cuda (CUDA C++ or Triton) or triton
         self.nodes = list(ast.walk(tree))
         self.parents = {child: node for node in self.nodes for child in ast.iter_child_nodes(node)}
 

@@ -125,7 +125,8 @@ def _is_functions_list_item(kernel: KernelFile, node: ast.AST) -> bool:
     return isinstance(parent, ast.keyword) and parent.arg == "functions"
 
 
-def _triton_kernels(kernel: KernelFile) -> list[ast.FunctionDef]:
+def triton_kernels(kernel: KernelFile) -> list[ast.FunctionDef]:
+    """The functions decorated with @triton.jit (or autotune/heuristics over it)."""
     def is_jit(decorator: ast.AST) -> bool:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         return kernel.qualified(target) in ("triton.jit", "triton.autotune", "triton.heuristics")
@@ -133,10 +134,35 @@ def _triton_kernels(kernel: KernelFile) -> list[ast.FunctionDef]:
     return [n for n in kernel.nodes if isinstance(n, ast.FunctionDef) and any(map(is_jit, n.decorator_list))]
 
 
+def _triton_launch_targets(kernel: KernelFile) -> set[str]:
+    """Names launched the Triton way: `name[grid](...)` or `name.run(...)`."""
+    targets = set()
+    for node in kernel.nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name):
+            targets.add(func.value.id)
+        elif isinstance(func, ast.Attribute) and func.attr == "run" and isinstance(func.value, ast.Name):
+            targets.add(func.value.id)
+    return targets
+
+
+def _unlaunched_triton_kernels(kernel: KernelFile) -> list[ast.FunctionDef]:
+    """Triton kernels never launched: not `kernel[grid](...)` itself, and either never named at all or
+    named while the file launches nothing the Triton way (a kernel picked through a variable, as in
+    `fn = fast if big else small; fn[grid](...)`, counts as launched)."""
+    kernels = triton_kernels(kernel)
+    targets = _triton_launch_targets(kernel)
+    loaded = {n.id for n in kernel.nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    through_variable = bool(targets - {f.name for f in kernels})
+    return [f for f in kernels if f.name not in targets and not (f.name in loaded and through_variable)]
+
+
 @rule("kernel_never_launched", "error",
       "A kernel is defined but never launched: a __global__ function with no <<<>>> or cudaLaunchKernel "
       "launch, CUDA source never compiled, extensions none of whose functions is called, or a @triton.jit "
-      "kernel never called.")
+      "kernel never launched with kernel[grid](...).")
 def kernel_never_launched(kernel: KernelFile):
     launched = launched_names(kernel.embedded) | _python_launched_by_name(kernel)
     for name, line in global_kernels(kernel.embedded):
@@ -148,10 +174,20 @@ def kernel_never_launched(kernel: KernelFile):
     if kernel.extension_functions and not set(kernel.extension_functions) & used:
         for name, line in kernel.extension_functions.items():
             yield line, f"extension function {name} is built but never called from Python (no extension function is)"
-    loaded_names = {n.id for n in kernel.nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    for function in _triton_kernels(kernel):
-        if function.name not in loaded_names:
-            yield function.lineno, f"@triton.jit kernel {function.name} is never launched"
+    for function in _unlaunched_triton_kernels(kernel):
+        yield function.lineno, f"@triton.jit kernel {function.name} is never launched (no {function.name}[grid](...))"
+
+
+@rule("backend_mismatch", "warn",
+      "The run asked for Triton kernels (backend=triton) and the file launches none: its custom kernels, "
+      "if any, are CUDA C++ or another kind.")
+def backend_mismatch(kernel: KernelFile):
+    if kernel.backend != "triton":
+        return
+    unlaunched = set(map(id, _unlaunched_triton_kernels(kernel)))
+    if not [f for f in triton_kernels(kernel) if id(f) not in unlaunched]:
+        model = next((n for n in kernel.nodes if isinstance(n, ast.ClassDef) and n.name == "ModelNew"), None)
+        yield (model.lineno if model else 1), "backend=triton, but no @triton.jit kernel is launched"
 
 
 @rule("extension_function_unused", "warn",
@@ -168,7 +204,7 @@ def extension_function_unused(kernel: KernelFile):
 def _uses_custom_kernel(kernel: KernelFile, node: ast.AST, helpers: frozenset = frozenset()) -> bool:
     """Whether `node` builds an extension, calls one of its functions, launches a Triton kernel or calls
     one of `helpers` (functions that do one of these)."""
-    triton_names = {f.name for f in _triton_kernels(kernel)}
+    triton_names = {f.name for f in triton_kernels(kernel)}
     for child in ast.walk(node):
         if isinstance(child, ast.Call):
             if kernel.qualified(child.func) in CUSTOM_KERNEL_BUILDERS or \
