@@ -4,13 +4,18 @@ Answers mix prose, drafts and several fenced blocks (often a ```cpp or ```cuda b
 ```python file that embeds it). The kernel is the Python block that defines `ModelNew`; when several
 do, the last one (models revise before they finish). Python blocks are fences labelled python, py or
 python3, or unlabelled. Reasoning wrapped in <think>...</think> is ignored, and an answer that is
-bare Python (no fence) defining ModelNew is taken whole.
+bare Python (no fence) defining ModelNew is taken whole. With backend "triton" the last block that
+defines ModelNew *and* a @triton.jit kernel wins over later blocks without one (a plain-PyTorch
+"reference version" shown after the answer); when no block has a Triton kernel the usual rule applies
+and the static checks say so (backend_mismatch).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from ..static.check import defines_triton_kernels
 
 PYTHON_LABELS = {"", "python", "py", "python3"}
 
@@ -37,11 +42,13 @@ def code_blocks(text: str) -> list[tuple[str, str]]:
     return [(m.group("label").lower(), m.group("body")) for m in _FENCE.finditer(text)]
 
 
-def extract_kernel(text: str) -> Extraction:
+def extract_kernel(text: str, backend: str = "cuda") -> Extraction:
     answer = _THINKING.sub("", text or "")
     blocks = code_blocks(answer)
     python = [body for label, body in blocks if label in PYTHON_LABELS]
     with_model = [body for body in python if _DEFINES_MODEL_NEW.search(body)]
+    if backend == "triton":
+        with_model = [body for body in with_model if defines_triton_kernels(body)] or with_model
     if with_model:
         return Extraction(with_model[-1].strip("\n") + "\n")
     if not blocks and _DEFINES_MODEL_NEW.search(answer):

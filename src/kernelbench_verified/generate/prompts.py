@@ -1,7 +1,8 @@
 """The prompt a model gets for one problem: a pure function of the problem's source and the config.
 
-Parts, in order: the task, the worked examples of `prompt_option` (one_shot: a small Model and a
-ModelNew built with load_inline; few_shot adds a row softmax; cot asks for reasoning first), the problem's source (for input-blind problems only the Model class and imports), a precision note
+Parts, in order: the task, the worked examples of `prompt_option` in the language of `backend`
+(one_shot: a small Model and a ModelNew built with load_inline, or with a Triton kernel; few_shot adds
+a row softmax; cot asks for reasoning first), the problem's source (for input-blind problems only the Model class and imports), a precision note
 for fp16/bf16, an optional hardware note, and the answer format. Snapshot tests pin the text.
 """
 
@@ -11,11 +12,10 @@ from dataclasses import dataclass
 
 from ..problems.load import stripped_source
 
-TASK = """\
+TASK_TEMPLATE = """\
 You are optimising a PyTorch model for a GPU. Below is a reference module `Model`. Write a module
 `ModelNew` that computes the same outputs as `Model` for every valid input, faster. Replace the
-operators you choose with custom GPU kernels (CUDA C++ compiled with
-`torch.utils.cpp_extension.load_inline`, or Triton); you may fuse operators, change algorithms
+operators you choose with {kernels}; you may fuse operators, change algorithms
 (for example an online softmax) and keep the rest in PyTorch.
 
 Rules:
@@ -160,23 +160,149 @@ class ModelNew(nn.Module):
         return softmax_extension.softmax(x)
 ```'''
 
-COT_GUIDE = """\
+COT_TEMPLATE = """\
 Before the code, reason step by step, briefly, in this order:
 1. Which operations dominate the time, and is each bound by memory traffic or by arithmetic?
 2. Which of them can be fused so that intermediate results never go to global memory?
-3. How the work maps onto threads and blocks (coalesced accesses, reductions, tiling, occupancy).
+3. How the work maps onto {mapping}.
 4. What could make the result differ from the reference (accumulation order and precision, edge
    sizes, large or negative values), and how the kernel avoids it.
 For the example above the reasoning would be: one elementwise add over 16.8 million floats moves
-3 x 64 MiB and does one addition per 12 bytes, so it is memory-bound; there is nothing to fuse; one
-thread per element with consecutive threads on consecutive elements gives coalesced loads; the
+3 x 64 MiB and does one addition per 12 bytes, so it is memory-bound; there is nothing to fuse; {example_mapping}; the
 result is exact in float32, so it matches for every input."""
+
+TRITON_EXAMPLE = '''\
+Here is an example. The reference adds two tensors:
+
+```python
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return a + b
+
+
+def get_inputs():
+    return [torch.randn(4096, 4096).cuda(), torch.randn(4096, 4096).cuda()]
+
+
+def get_init_inputs():
+    return []
+```
+
+An answer with a Triton kernel:
+
+```python
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    a = tl.load(a_ptr + offsets, mask=mask)
+    b = tl.load(b_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, a + b, mask=mask)
+
+
+def add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    a, b = a.contiguous(), b.contiguous()
+    out = torch.empty_like(a)
+    n = out.numel()
+    add_kernel[(triton.cdiv(n, 1024),)](a, b, out, n, BLOCK=1024)
+    return out
+
+
+class ModelNew(nn.Module):
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return add(a, b)
+```'''
+
+TRITON_SOFTMAX_EXAMPLE = '''\
+A second example. The reference is a softmax over the last dimension of a (4096, 8192) tensor:
+
+```python
+class Model(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(x, dim=-1)
+```
+
+An answer with one program per row, the whole row in registers (a block of the next power of two of
+the row length, masked), so the row is read once and written once:
+
+```python
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_rows(x_ptr, out_ptr, cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    offsets = tl.arange(0, BLOCK)
+    mask = offsets < cols
+    x = tl.load(x_ptr + row * cols + offsets, mask=mask, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    numerator = tl.exp(x)
+    tl.store(out_ptr + row * cols + offsets, numerator / tl.sum(numerator, axis=0), mask=mask)
+
+
+def softmax(x: torch.Tensor) -> torch.Tensor:
+    x = x.contiguous()
+    out = torch.empty_like(x)
+    rows, cols = x.shape
+    softmax_rows[(rows,)](x, out, cols, BLOCK=triton.next_power_of_2(cols), num_warps=8)
+    return out
+
+
+class ModelNew(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return softmax(x)
+```'''
+
+
+@dataclass(frozen=True)
+class Backend:
+    """What a backend changes in the prompt: the kernels asked for, the worked examples and how the
+    reasoning guide speaks of mapping work onto the GPU."""
+
+    kernels: str
+    example: str
+    softmax_example: str
+    mapping: str
+    example_mapping: str
+
+    def task(self) -> str:
+        return TASK_TEMPLATE.format(kernels=self.kernels)
+
+    def cot_guide(self) -> str:
+        return COT_TEMPLATE.format(mapping=self.mapping, example_mapping=self.example_mapping)
+
+
+BACKENDS = {
+    "cuda": Backend(
+        kernels="custom GPU kernels (CUDA C++ compiled with\n`torch.utils.cpp_extension.load_inline`, or Triton)",
+        example=EXAMPLE, softmax_example=SOFTMAX_EXAMPLE,
+        mapping="threads and blocks (coalesced accesses, reductions, tiling, occupancy)",
+        example_mapping="one\nthread per element with consecutive threads on consecutive elements gives coalesced loads"),
+    "triton": Backend(
+        kernels="custom GPU kernels written in Triton\n(`@triton.jit` functions that `ModelNew` launches)",
+        example=TRITON_EXAMPLE, softmax_example=TRITON_SOFTMAX_EXAMPLE,
+        mapping="program instances and blocks (block sizes, masks, reductions, num_warps)",
+        example_mapping="one\nprogram per block of 1024 consecutive elements gives contiguous, coalesced loads"),
+}
 
 # prompt_option: the worked examples a prompt shows and any reasoning it asks for.
 PROMPT_OPTIONS = {
-    "one_shot": (EXAMPLE,),
-    "few_shot": (EXAMPLE, SOFTMAX_EXAMPLE),
-    "cot": (EXAMPLE, COT_GUIDE),
+    "one_shot": lambda backend: (backend.example,),
+    "few_shot": lambda backend: (backend.example, backend.softmax_example),
+    "cot": lambda backend: (backend.example, backend.cot_guide()),
 }
 
 PRECISION_NOTES = {
@@ -224,6 +350,7 @@ class PromptOptions:
     precision: str = "fp32"
     hardware_note: str | None = None
     prompt_option: str = "one_shot"  # a key of PROMPT_OPTIONS
+    backend: str = "cuda"  # a key of BACKENDS
 
 
 def problem_section(source: str, input_blind: bool) -> str:
@@ -250,6 +377,7 @@ def hardware_section(hardware_note: str | None) -> str | None:
 
 
 def build_prompt(source: str, input_blind: bool, options: PromptOptions) -> str:
-    sections = [TASK, *PROMPT_OPTIONS[options.prompt_option], problem_section(source, input_blind),
+    backend = BACKENDS[options.backend]
+    sections = [backend.task(), *PROMPT_OPTIONS[options.prompt_option](backend), problem_section(source, input_blind),
                 precision_section(options.precision), hardware_section(options.hardware_note), ANSWER_FORMAT]
     return "\n\n".join(s for s in sections if s) + "\n"

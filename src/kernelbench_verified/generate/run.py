@@ -25,7 +25,7 @@ from ..evaluate.run import problems_for
 from .extraction import extract_kernel
 from ..problems.inputs import PRECISIONS
 from ..problems.load import Problem
-from .prompts import PROMPT_OPTIONS, PromptOptions, build_prompt
+from .prompts import BACKENDS, PROMPT_OPTIONS, PromptOptions, build_prompt
 from .providers import (ProviderError, ProviderSettings, Request, create_provider, first_line, preset_for,
                         resolve_api_key)
 from ..results import RUN_CONFIG_NAMES, write_text_atomic
@@ -129,7 +129,7 @@ class GenerationLog:
 
 
 def generate_sample(provider, sample: Sample, prompt: str, log_prompt: bool, pacer: QueryPacer,
-                    history: tuple = ()) -> dict:
+                    history: tuple = (), backend: str = "cuda") -> dict:
     """Query, save and extract one sample (one turn of it, after `history`); returns its log record
     (never raises ProviderError)."""
     problem = sample.problem
@@ -154,7 +154,7 @@ def generate_sample(provider, sample: Sample, prompt: str, log_prompt: bool, pac
     record.update(latency_s=round(time.perf_counter() - started, 3), tokens_in=answer.tokens_in,
                   tokens_out=answer.tokens_out, finish_reason=answer.finish_reason)
     write_text_atomic(sample.path("raw_response.txt"), answer.text)
-    extraction = extract_kernel(answer.text)
+    extraction = extract_kernel(answer.text, backend)
     if extraction.ok:
         write_text_atomic(sample.kernel, extraction.code)
         record["status"] = "ok"
@@ -205,7 +205,8 @@ def generate_run(cfg: DictConfig) -> int:
     provider = create_provider(settings)
     problems = problems_for(cfg)
     options = PromptOptions(precision=cfg.precision, hardware_note=cfg.hardware_note,
-                            prompt_option=require_choice(cfg, "prompt_option", tuple(PROMPT_OPTIONS)))
+                            prompt_option=require_choice(cfg, "prompt_option", tuple(PROMPT_OPTIONS)),
+                            backend=require_choice(cfg, "backend", tuple(BACKENDS)))
     run_dir = Path(cfg.runs_dir) / safe_run_name(cfg.run_name)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(cfg, run_dir)
@@ -282,7 +283,7 @@ def run_workers(provider, pending: list[Sample], ask, cfg: DictConfig, log: Gene
         if stop.is_set():
             return None
         prompt, history = ask(sample)
-        record = generate_sample(provider, sample, prompt, bool(cfg.log_prompt), pacer, history)
+        record = generate_sample(provider, sample, prompt, bool(cfg.log_prompt), pacer, history, cfg.backend)
         given_up = reach.after(record)
         if record.pop("fatal", False) or given_up:
             stop.set()

@@ -12,7 +12,7 @@ import importlib.util
 import os
 from dataclasses import dataclass, field
 
-from ...errors import UserError
+from ...errors import UserError, first_line  # noqa: F401 (first_line: the providers import it from here)
 
 
 @dataclass(frozen=True)
@@ -128,6 +128,3 @@ def create_provider(settings: ProviderSettings):
     return module.create(settings)
 
 
-def first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text.splitlines()[0][:500] if text else ''}".rstrip(": ")
