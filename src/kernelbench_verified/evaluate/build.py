@@ -24,6 +24,7 @@ ARCH_NAMES = {
     "hopper": ["9.0"],
     "blackwell": ["10.0", "12.0"],
 }
+TRITON_CACHE = "triton"  # the Triton cache's folder inside a kernel's build directory
 _CAPABILITY = re.compile(r"^(?:sm_)?(\d+)\.?(\d)(a?)$")
 
 

@@ -31,6 +31,7 @@ from ..measure.correctness import ReferenceError, check_reference, compare_outpu
 from ..measure.timing import set_tf32_mode, summarize
 from ..problems.inputs import PRECISIONS, Case, build_model, case_inputs, derived_seed, init_arguments
 from ..problems.load import load_module
+from ..results import write_json_atomic
 
 # A sample counts as compiled once its file built and ModelNew can be constructed from it.
 NOT_COMPILED = ("compile_error", "load_error")
@@ -127,6 +128,18 @@ class Judge:
     def evaluate(self, job: dict) -> dict:
         """Evaluate one kernel; returns the per-sample record (see results.new_record)."""
         started = time.monotonic()
+        warmed = self._warm_triton_cache(job) if job["mode"] == "eval" and job.get("warm_triton") else None
+        record = self._in_sandbox(job)
+        if warmed is not None:
+            record["triton_cache"] = warmed
+        record["eval_seconds"] = time.monotonic() - started
+        record["hardware"] = hardware_name(self.device)
+        if self.device.type == "cuda":  # which physical GPU judged it (CUDA_VISIBLE_DEVICES renumbers)
+            record["gpu_pci_address"] = pci_address(self.device)
+        return record
+
+    def _in_sandbox(self, job: dict) -> dict:
+        """One conversation in a fresh sandbox (a spare when one is alive); the sandbox is gone after."""
         sandbox = self._live_spare() or start_sandbox(self.child_env, self.settings.get("jail"))
         while len(self._spare) < self.num_spares:
             self._spare.append(start_sandbox(self.child_env, self.settings.get("jail")))
@@ -136,11 +149,25 @@ class Judge:
         finally:
             sandbox.close()
             give_back_memory(self.device)
-        record["eval_seconds"] = time.monotonic() - started
-        record["hardware"] = hardware_name(self.device)
-        if self.device.type == "cuda":  # which physical GPU judged it (CUDA_VISIBLE_DEVICES renumbers)
-            record["gpu_pci_address"] = pci_address(self.device)
         return record
+
+    def _warm_triton_cache(self, job: dict) -> dict:
+        """Before a Triton kernel's first judged run: one call on the first case's inputs in a sandbox of
+        its own, so Triton compiles into the kernel's build directory, which is then kept with the build
+        (build_dir/triton). Every evaluation of this source (standard, hidden, re-runs) starts from that
+        same cache, and none of them adds to it, so no run can leave a note for a later one. Triton
+        compiles for the arguments and the device of a launch, so this needs the judge's GPU; it runs
+        between two samples, never beside a timed one."""
+        marker = Path(job["build_dir"]).parent / "outcomes" / f"{job['build_key']}.triton.json"
+        if marker.is_file():
+            return dict(json.loads(marker.read_text()), reused=True)
+        started = time.monotonic()
+        record = self._in_sandbox(dict(job, mode="warm"))
+        outcome = {"warmed": record["eval_status"] == "warmed", "seconds": round(time.monotonic() - started, 3)}
+        if not outcome["warmed"]:  # the judged run then compiles for itself, in its private copy
+            outcome["error"] = f"{record['eval_status']}: {str(record.get('error'))[:300]}"
+        write_json_atomic(marker, outcome)
+        return outcome
 
     def close(self) -> None:
         while self._spare:
@@ -263,12 +290,13 @@ class Conversation:
         job = self.job
         problem = load_module(job["problem_path"], "judge_problem")
         hidden = load_module(job["hidden_path"], "judge_hidden") if job.get("hidden_path") else None
-        init_args = init_arguments(problem, job["seed"], self.device) if job["mode"] == "eval" else []
+        runs_model = job["mode"] in ("eval", "warm")
+        init_args = init_arguments(problem, job["seed"], self.device) if runs_model else []
         init_descs, init_payload = export_values(init_args)
         if init_payload:
             raise SampleFailed("harness_error", error="get_init_inputs() returns CPU tensors, which cannot be sent")
         refs = self.judge.references
-        if job["mode"] == "eval":
+        if runs_model:
             refs.reset((job["problem_path"], job.get("hidden_path"), job["input_salt"]), problem, hidden, job,
                        self.device)
         cases = [Case(**c) for c in job["cases"]]
@@ -282,6 +310,9 @@ class Conversation:
         self.lap("start_and_load")
         if job["mode"] == "compile":
             self.post({"op": "end"})
+            return
+        if job["mode"] == "warm":
+            self.warm(cases[0])
             return
         # Every case is compared and recorded even after one fails, so the leaderboard can re-judge at
         # any tolerance; the first failing case is the one named.
@@ -390,6 +421,17 @@ class Conversation:
         self.record["cases"].append(verdict)
         del outputs, after, shared
         return verdict
+
+    def warm(self, case: Case) -> None:
+        """One call, unjudged (the Triton cache warm-up); then the sandbox's Triton cache is kept."""
+        refs = self.judge.references
+        private = refs.inputs(case)
+        self.request("call", private)
+        self.expect("output", payload_bound(refs.get(case, private) + private))
+        self.post({"op": "end"})
+        self.expect("bye")
+        self.sandbox.harvest_triton_cache(Path(self.job["build_dir"]))
+        self.record["eval_status"] = "warmed"
 
     def measure_memory(self, case: Case) -> None:
         self.request("memory", self.judge.references.inputs(case))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import cgroups, jail
+from .build import TRITON_CACHE
 from .channel import Channel
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
@@ -136,23 +137,15 @@ class Sandbox:
         return jail.JAIL_BUILD_DIR
 
     def harvest_build(self, cached: Path) -> None:
-        """After a build that succeeded, keep it in the content-addressed cache (first one wins). Only
-        regular files and folders are copied, never links or lock files."""
-        if self.uid is None or cached.exists() or not self.build_dir.is_dir():
-            return
-        staging = cached.with_name(cached.name + f".tmp{os.getpid()}")
-        shutil.rmtree(staging, ignore_errors=True)
-        for root, dirs, files in os.walk(self.build_dir):
-            target = staging / Path(root).relative_to(self.build_dir)
-            target.mkdir(parents=True, exist_ok=True)
-            for name in files:
-                source = Path(root) / name
-                if name != "lock" and source.is_file() and not source.is_symlink():
-                    shutil.copy2(source, target / name)
-        try:
-            staging.rename(cached)
-        except OSError:  # another judge kept the same build first
-            shutil.rmtree(staging, ignore_errors=True)
+        """After a build that succeeded, keep it in the content-addressed cache (first one wins)."""
+        if self.uid is not None:
+            _keep_first(self.build_dir, cached)
+
+    def harvest_triton_cache(self, cached: Path) -> None:
+        """After the Triton warm-up: keep what Triton compiled beside the build (first one wins).
+        Unjailed, Triton compiled into the cache itself."""
+        if self.uid is not None:
+            _keep_first(self.build_dir / TRITON_CACHE, cached / TRITON_CACHE)
 
     def limit_exceeded(self) -> str | None:
         if self.cgroup is not None and self.cgroup.hit_limit():
@@ -192,6 +185,26 @@ class Sandbox:
         """Kill an unused sandbox and remove its directory."""
         kill_group(self.process)
         self.close()
+
+
+def _keep_first(folder: Path, cached: Path) -> None:
+    """Copy `folder` to `cached` unless `cached` exists, atomically (a staging folder renamed). Only
+    regular files and folders are copied, never links or lock files."""
+    if cached.exists() or not folder.is_dir():
+        return
+    staging = cached.with_name(cached.name + f".tmp{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    for root, dirs, files in os.walk(folder):
+        target = staging / Path(root).relative_to(folder)
+        target.mkdir(parents=True, exist_ok=True)
+        for name in files:
+            source = Path(root) / name
+            if name != "lock" and source.is_file() and not source.is_symlink():
+                shutil.copy2(source, target / name)
+    try:
+        staging.rename(cached)
+    except OSError:  # another judge kept the same one first
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def child_environment(settings: dict, build_root: Path, visible_devices: str) -> dict:

@@ -15,7 +15,7 @@ import sys
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from .build import arch_list, build_dir, build_key
@@ -23,7 +23,7 @@ from ..config import (child_visible_devices, parse_subset, perf_trials, require_
                       safe_run_name,
                      trials_by_level)
 from ..measure.correctness import DEFAULT_TOLERANCE
-from ..errors import UserError
+from ..errors import UserError, first_line
 from ..problems.hidden_tests import DEFAULT_HIDDEN_DIR, hidden_path
 from ..problems.inputs import PRECISIONS, correctness_cases
 from . import cgroups, jail
@@ -31,9 +31,9 @@ from .judge import Judge
 from .launch import child_environment
 from ..problems.load import Problem, list_problems, load_module
 from ..reports import ReportQueue
-from ..results import ResultStore, new_record, read_json, write_json_atomic
+from ..results import RUN_CONFIG_NAMES, ResultStore, new_record, read_json, write_json_atomic
 from .worker import judge_worker
-from ..static.check import check_source
+from ..static.check import check_source, defines_triton_kernels
 from ..static.policy import apply_policy, rejecting_codes, require_policy
 from ..measure.timing import TF32_MODES
 
@@ -132,6 +132,27 @@ def _cpu_only(cfg: DictConfig) -> bool:
     return resolve_devices(cfg.device, 1)[0] == "cpu"
 
 
+BACKENDS = ("cuda", "triton")
+
+
+def run_backend(cfg: DictConfig, run_dir: Path) -> str:
+    """backend= when given, else the backend the run's generation config recorded, else cuda."""
+    if cfg.get("backend") is not None:
+        return require_choice(cfg, "backend", BACKENDS)
+    for name in RUN_CONFIG_NAMES:
+        path = run_dir / name
+        if path.is_file():
+            try:
+                recorded = OmegaConf.load(path).get("backend", "cuda")
+            except Exception as exc:
+                raise UserError(f"{path} is not readable YAML ({first_line(exc)}): fix it or pass backend=cuda|triton")
+            if recorded not in BACKENDS:
+                raise UserError(f"{path} records backend={recorded!r}, not one of {', '.join(BACKENDS)}: "
+                                "pass backend= to override it")
+            return recorded
+    return "cuda"
+
+
 def problems_for(cfg: DictConfig) -> list[Problem]:
     if cfg.dataset_src == "huggingface":
         from ..problems.hf_dataset import materialize_level
@@ -147,7 +168,8 @@ def _job(problem: Problem, sid: int, source: str, settings: dict, hidden: Path |
     return dict(settings, key=f"{problem.pid}_{sid}", mode=mode, device=device,
                 num_perf_trials=perf_trials(settings, problem.level),
                 problem_path=str(problem.path), hidden_path=str(hidden) if hidden else None,
-                kernel_source=source, build_key=key, build_dir=str(build_dir(build_root, key)), cases=cases)
+                kernel_source=source, build_key=key, build_dir=str(build_dir(build_root, key)), cases=cases,
+                warm_triton=settings.get("backend") == "triton" or defines_triton_kernels(source))
 
 
 def case_list(settings: dict, hidden: Path | None) -> list[dict]:
@@ -230,6 +252,7 @@ def evaluate_run(cfg: DictConfig) -> int:
     run_dir = Path(cfg.runs_dir) / safe_run_name(cfg.run_name)
     if not run_dir.is_dir():
         raise UserError(f"run folder {run_dir} not found (check run_name= and runs_dir=)")
+    settings["backend"] = run_backend(cfg, run_dir)
     problems = problems_for(cfg)
     hidden_dir = (Path(cfg.hidden_tests_dir) if cfg.hidden_tests_dir else DEFAULT_HIDDEN_DIR).resolve()
     hidden = {p.pid: hidden_path(cfg.level, p.pid, hidden_dir) if cfg.use_hidden_tests else None for p in problems}
@@ -245,7 +268,7 @@ def evaluate_run(cfg: DictConfig) -> int:
     context = {"device": devices[0], "precision": settings["precision"],
                "tf32_mode": settings["tf32_mode"], "atol": settings["atol"], "rtol": settings["rtol"],
                "use_hidden_tests": bool(cfg.use_hidden_tests), "seed": settings["seed"],
-               "input_salt": settings["input_salt"], "sandbox": settings["sandbox"],
+               "input_salt": settings["input_salt"], "sandbox": settings["sandbox"], "backend": settings["backend"],
                "host_memory_limit": (settings["jail"] or {}).get("host_memory_limit", "none: sandbox=none")}
     recorder = Recorder(store, context, settings["static_check"])
 
@@ -321,7 +344,7 @@ def _screen(recorder: Recorder, problem: Problem, sid: int, source: str, setting
     """Static checks of the kernel's source; True when the policy rejects it without running it."""
     if settings["static_check"] == "off":
         return False
-    findings = check_source(source, settings["precision"])
+    findings = check_source(source, settings["precision"], settings["backend"])
     recorder.findings[f"{problem.pid}_{sid}"] = findings
     if not rejecting_codes(findings, settings["static_check"]):
         return False

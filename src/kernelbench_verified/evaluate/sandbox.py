@@ -33,7 +33,7 @@ if __name__ == "__main__" and "--jailed" in sys.argv:
 import torch
 
 from . import integrity
-from .build import trim_compiler_output
+from .build import TRITON_CACHE, trim_compiler_output
 from .channel import Channel
 from .transport import DTYPES, export_values, import_values, release_exports
 from ..measure.timing import TrialTools, peak_memory, precision_flags, set_tf32_mode, timed_call
@@ -232,6 +232,9 @@ def send_reply(channel: Channel, reply: dict, outputs: list) -> None:
 
 
 def run(job: dict, channel: Channel) -> None:
+    # Triton compiles into the kernel's own build directory (warmed once, before any judged run); it
+    # reads this when the kernel first imports it.
+    os.environ["TRITON_CACHE_DIR"] = str(Path(job["build_dir"]) / TRITON_CACHE)
     set_tf32_mode(job["tf32_mode"])
     device = torch.device(job["device"])
     dtype = PRECISIONS[job["precision"]]
