@@ -332,3 +332,20 @@ def test_without_root_the_jail_refuses_with_one_line(monkeypatch):
     """The jail needs root (a uid of its own per kernel); elsewhere it says so instead of starting half a jail."""
     monkeypatch.setattr(jail.os, "geteuid", lambda: 1000)
     assert jail.available() == "the jail needs root (each kernel gets a uid of its own)"
+
+
+def test_jailed_and_unjailed_runs_never_share_a_build(tmp_path, tiny_config):
+    """A build records the folder it was made in (/build in the jail), and torch rebuilds a moved one:
+    on the H200 every CUDA kernel of an unjailed run after a jailed one rebuilt past its timeout."""
+    from conftest import make_run
+    from kernelbench_verified.evaluate.run import evaluate_run
+
+    make_run(tmp_path, "both", {(1, 0): "relu_correct"})
+    folders = []
+    for sandbox in ("jail", "none"):
+        evaluate_run(tiny_config(tmp_path, "both", subset="[1,1]", sandbox=sandbox, use_hidden_tests=sandbox == "none"))
+        name = "eval_results_hidden.json" if sandbox == "none" else "eval_results.json"
+        record = json.loads((tmp_path / "both" / name).read_text())["1_0"]
+        assert record["eval_status"] == "correct"
+        folders.append(record["metadata"]["build_dir"])
+    assert folders[0] != folders[1]

@@ -164,7 +164,9 @@ def problems_for(cfg: DictConfig) -> list[Problem]:
 def _job(problem: Problem, sid: int, source: str, settings: dict, hidden: Path | None, cases: list,
          build_root: Path, device: str, mode: str) -> dict:
     """One sample's job: the kernel travels as the source text that was read and checked once."""
-    key = build_key(source, settings["arch_list"], f"precision={settings['precision']}")
+    # A build records the folder it was made in (the jail's /build, or the cache itself unjailed), and
+    # torch rebuilds one moved elsewhere: jailed and unjailed runs keep separate builds.
+    key = build_key(source, settings["arch_list"], f"precision={settings['precision']};sandbox={settings['sandbox']}")
     return dict(settings, key=f"{problem.pid}_{sid}", mode=mode, device=device,
                 num_perf_trials=perf_trials(settings, problem.level),
                 problem_path=str(problem.path), hidden_path=str(hidden) if hidden else None,
