@@ -12,12 +12,14 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from conftest import ROOT
 from kernelbench_verified.errors import UserError
 from kernelbench_verified.leaderboard.discovery import load_baseline
+from kernelbench_verified.leaderboard.page import render_page
 from kernelbench_verified.leaderboard.report import Options, build_report
 from leaderboard_synthetic import write_synthetic
 
@@ -188,17 +190,37 @@ def test_analysis_script_prints_the_metrics_of_one_run():
     assert bad.returncode == 2 and "unknown level 9" in bad.stderr
 
 
-def test_analysis_shows_correct_and_fast_by_turn_of_a_refinement(tmp_path):
-    """A refined run keeps each turn's standard evaluation under turns/turn_{t}/: the analysis prints
-    correct and Fast@1 after each turn (here turn 0 had every sample fail, turn 1 is the run itself)."""
+def refined_copy(tmp_path) -> Path:
+    """The fixture runs, one of them refined: turns/turn_0 (every sample failed) and turns/turn_1 (the
+    run's own records), as a refinement with num_turns=2 leaves them."""
     runs = tmp_path / "runs"
+    shutil.copytree(FIXTURES / "runs", runs)
     run = runs / "alpha_level1_test"
-    shutil.copytree(FIXTURES / "runs" / "alpha_level1_test", run)
     records = json.loads((run / "eval_results.json").read_text())
     failed = {k: dict(r, correctness=False, eval_status="incorrect", runtime=-1.0) for k, r in records.items()}
     for turn, content in ((0, failed), (1, records)):
         (run / "turns" / f"turn_{turn}").mkdir(parents=True)
         (run / "turns" / f"turn_{turn}" / "eval_results.json").write_text(json.dumps(content))
+    return runs
+
+
+def test_the_page_shows_correct_and_fast_by_turn_of_a_refinement(tmp_path):
+    runs = refined_copy(tmp_path)
+    data, _, _ = report(runs_dir=str(runs))
+    section = next(s for s in data["sections"] if s["precision"] == "fp32")
+    turns = [t for t in section["turns"] if t["model"] == "alpha"]
+    assert [t["turn"] for t in turns] == [0, 1] and turns[0]["correct"] == 0.0
+    standard = row(report(runs_dir=str(runs), use_hidden_eval=False)[0], "fp32", "alpha", "1")
+    assert turns[1]["correct"] == standard["metrics"]["correct"]  # the last turn is the run, judged the same way
+    assert not [t for t in section["turns"] if t["model"] != "alpha"]  # runs of one turn show none
+    html = render_page(data, {})
+    assert "By turn of the refinement" in html and page_data(html)["sections"][0]["turns"]
+
+
+def test_analysis_shows_correct_and_fast_by_turn_of_a_refinement(tmp_path):
+    """A refined run keeps each turn's standard evaluation under turns/turn_{t}/: the analysis prints
+    correct and Fast@1 after each turn (here turn 0 had every sample fail, turn 1 is the run itself)."""
+    runs = refined_copy(tmp_path)
     done = cli("benchmark_eval_analysis.py", "run_name=alpha_level1_test", "level=1", "hardware=H200",
                "baseline=baseline_time_torch_tf32", f"runs_dir={runs}", f"timing_dir={PATHS['timing_dir']}",
                f"degenerate_file={PATHS['degenerate_file']}", "bootstrap_resamples=200")

@@ -14,7 +14,7 @@ from .metrics import FAST_P_THRESHOLDS, bootstrap_intervals, per_sample, summari
 from ..problems.load import LEVELS
 from .discovery import (DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, Run, load_baseline, load_degenerate,
                         load_run_results, timed_on_cpu)
-from .scoring import Setting, score_run
+from .scoring import Setting, score_run, turn_summaries
 
 
 def _pct(value: float) -> str:
@@ -85,15 +85,7 @@ def analyze_run(cfg: DictConfig) -> int:
 
 
 def turn_lines(run_dir: Path, level: int, baseline, excluded: set, tolerance, warnings: list) -> list[tuple[str, str]]:
-    """Correct and Fast@1 after each turn of a refinement (num_turns > 1: runs/{run}/turns/turn_{t}/),
-    judged as the turns were: by the standard checks only."""
-    rows = []
-    turn = 0
-    while (folder := run_dir / "turns" / f"turn_{turn}").is_dir():
-        results = load_run_results(Run(folder.name, folder.name, level, "fp32", folder), warnings)
-        if results is not None:
-            summary = summarize(score_run(results, baseline, excluded, Setting(False, tolerance), warnings).table)
-            rows.append((f"turn {turn}: correct / Fast@1 (standard checks)",
-                         f"{_pct(summary['correct'])} / {_pct(summary['fast_p']['1'])}"))
-        turn += 1
-    return rows
+    """Correct and Fast@1 after each turn of a refinement, judged by the standard checks only."""
+    run = Run(run_dir.name, run_dir.name, level, "fp32", run_dir)
+    return [(f"turn {t['turn']}: correct / Fast@1 (standard checks)", f"{_pct(t['correct'])} / {_pct(t['fast_1'])}")
+            for t in turn_summaries(run, baseline, excluded, tolerance, warnings)]

@@ -17,7 +17,7 @@ from ..results import read_json
 from .metrics import ProblemOutcomes, best_of_n, bootstrap_intervals, per_sample, pool, summarize
 from .discovery import (Baseline, DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, RunResults, baseline_path,
                         find_runs, load_baseline, load_degenerate, load_run_results, timed_on_cpu)
-from .scoring import ScoredRun, Setting, score_run
+from .scoring import ScoredRun, Setting, score_run, turn_summaries
 
 # The two baselines of the deflation view: what published numbers used, and what practitioners deploy.
 DEFLATION_BASELINES = (("fp32", "baseline_time_torch"), ("TF32", "baseline_time_torch_tf32"))
@@ -68,7 +68,7 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
         setting = Setting(options.use_hidden_eval, tolerance, options.review_speedup, options.hardware)
         scored = [score_run(r, baseline, set(degenerate.get(r.run.level, {})), setting, warnings)
                   for r in _with_levels(results, baseline, required=precision == "fp32")]
-        sections.append(_section(precision, baseline, setting, scored, options, sources))
+        sections.append(_section(precision, baseline, setting, scored, options, sources, degenerate))
     fp32_results = [r for r in loaded if r.run.precision == "fp32"]
     return {
         "generated": dt.datetime.now().isoformat(timespec="seconds"),
@@ -111,7 +111,7 @@ def _with_levels(results: list[RunResults], baseline: Baseline, required: bool) 
 
 
 def _section(precision: str, baseline: Baseline, setting: Setting, scored: list[ScoredRun],
-             options: Options, sources: dict) -> dict:
+             options: Options, sources: dict, degenerate: dict) -> dict:
     by_model: dict[str, list[ScoredRun]] = {}
     for item in sorted(scored, key=lambda s: (s.results.run.model, s.results.run.level)):
         by_model.setdefault(item.results.run.model, []).append(item)
@@ -128,6 +128,10 @@ def _section(precision: str, baseline: Baseline, setting: Setting, scored: list[
         "levels": sorted({s.results.run.level for s in scored}),
         "rows": rows,
         "heatmaps": _heatmaps(precision, scored, sources),
+        "turns": [dict(turn, model=item.results.run.model, level=item.results.run.level)
+                  for item in scored
+                  for turn in turn_summaries(item.results.run, baseline, set(degenerate.get(item.results.run.level, {})),
+                                             setting.tolerance, [])],
     }
 
 

@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .metrics import SampleTable
+from pathlib import Path
+
+from .metrics import SampleTable, summarize
 from .roofline import floor_ms
-from .discovery import Baseline, RunResults
+from .discovery import Baseline, Run, RunResults, load_run_results
 from ..errors import UserError
 
 SHOWN_NAMES = 20   # sample keys a warning lists before "and N more"
@@ -267,3 +269,16 @@ def _listed(names) -> str:
     names = list(names)
     shown = ", ".join(names[:SHOWN_NAMES])
     return shown + (f" and {len(names) - SHOWN_NAMES} more" if len(names) > SHOWN_NAMES else "")
+
+
+def turn_summaries(run: Run, baseline: Baseline, excluded: set[int], tolerance, warnings: list[str]) -> list[dict]:
+    """Correct and Fast@1 after each turn of a refinement (num_turns > 1: runs/{run}/turns/turn_{t}/),
+    judged as the turns were, by the standard checks only; [] for a run of one turn."""
+    summaries, turn = [], 0
+    while (folder := Path(run.path) / "turns" / f"turn_{turn}").is_dir():
+        results = load_run_results(Run(folder.name, run.model, run.level, run.precision, folder), warnings)
+        if results is not None:
+            metrics = summarize(score_run(results, baseline, excluded, Setting(False, tolerance), warnings).table)
+            summaries.append({"turn": turn, "correct": metrics["correct"], "fast_1": metrics["fast_p"]["1"]})
+        turn += 1
+    return summaries
