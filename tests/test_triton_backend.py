@@ -129,3 +129,14 @@ def test_a_cuda_run_does_not_warm_a_kernel_without_triton(tmp_path):
     assert evaluate_run(load_config("eval", tiny_overrides(tmp_path, "plain", num_samples=2))) == 0
     record, _ = _findings(run_dir)
     assert "triton_cache" not in record["metadata"]
+
+
+def test_the_clean_triton_softmax_fixture_is_the_prompt_example_verbatim():
+    """The exploit suite runs that fixture on the GPU, so the prompt's Triton example is checked there."""
+    from conftest import ROOT
+    from kernelbench_verified.generate.extraction import code_blocks
+    from kernelbench_verified.generate.prompts import TRITON_SOFTMAX_EXAMPLE
+
+    (answer,) = [body for _, body in code_blocks(TRITON_SOFTMAX_EXAMPLE) if "class ModelNew" in body]
+    fixture = (ROOT / "tests" / "fixtures" / "clean" / "triton_softmax_rows.py").read_text()
+    assert fixture.endswith(answer)

@@ -26,7 +26,7 @@ Rules:
   contents) fails.
 - Time is measured with all GPU work included (every stream), against PyTorch with TF32 enabled."""
 
-EXAMPLE = '''\
+ADD_REFERENCE = '''\
 Here is an example. The reference adds two tensors:
 
 ```python
@@ -47,7 +47,9 @@ def get_init_inputs():
     return []
 ```
 
-An answer with a CUDA kernel compiled inline:
+'''
+
+EXAMPLE = ADD_REFERENCE + '''An answer with a CUDA kernel compiled inline:
 
 ```python
 import torch
@@ -90,7 +92,7 @@ class ModelNew(nn.Module):
         return add_extension.add(a, b)
 ```'''
 
-SOFTMAX_EXAMPLE = '''\
+SOFTMAX_REFERENCE = '''\
 A second example. The reference is a softmax over the last dimension of a (4096, 8192) tensor:
 
 ```python
@@ -99,7 +101,9 @@ class Model(nn.Module):
         return torch.softmax(x, dim=-1)
 ```
 
-An answer with one block per row: the row's maximum and sum of exponentials are reduced in shared
+'''
+
+SOFTMAX_EXAMPLE = SOFTMAX_REFERENCE + '''An answer with one block per row: the row's maximum and sum of exponentials are reduced in shared
 memory, and the output is written in one more pass:
 
 ```python
@@ -171,28 +175,7 @@ For the example above the reasoning would be: one elementwise add over 16.8 mill
 3 x 64 MiB and does one addition per 12 bytes, so it is memory-bound; there is nothing to fuse; {example_mapping}; the
 result is exact in float32, so it matches for every input."""
 
-TRITON_EXAMPLE = '''\
-Here is an example. The reference adds two tensors:
-
-```python
-import torch
-import torch.nn as nn
-
-
-class Model(nn.Module):
-    def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-        return a + b
-
-
-def get_inputs():
-    return [torch.randn(4096, 4096).cuda(), torch.randn(4096, 4096).cuda()]
-
-
-def get_init_inputs():
-    return []
-```
-
-An answer with a Triton kernel:
+TRITON_EXAMPLE = ADD_REFERENCE + '''An answer with a Triton kernel:
 
 ```python
 import torch
@@ -223,16 +206,7 @@ class ModelNew(nn.Module):
         return add(a, b)
 ```'''
 
-TRITON_SOFTMAX_EXAMPLE = '''\
-A second example. The reference is a softmax over the last dimension of a (4096, 8192) tensor:
-
-```python
-class Model(nn.Module):
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.softmax(x, dim=-1)
-```
-
-An answer with one program per row, the whole row in registers (a block of the next power of two of
+TRITON_SOFTMAX_EXAMPLE = SOFTMAX_REFERENCE + '''An answer with one program per row, the whole row in registers (a block of the next power of two of
 the row length, masked), so the row is read once and written once:
 
 ```python

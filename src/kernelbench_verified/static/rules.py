@@ -80,6 +80,12 @@ def _is_true(node: ast.AST) -> bool:
 
 # ---- custom kernels present and used ---------------------------------------------------------------
 
+def _model_new_line(kernel: KernelFile) -> int:
+    """Where a finding about the file as a whole is shown: class ModelNew, else line 1."""
+    model = next((n for n in kernel.nodes if isinstance(n, ast.ClassDef) and n.name == "ModelNew"), None)
+    return model.lineno if model else 1
+
+
 CUSTOM_KERNEL_BUILDERS = (
     "load_inline", "torch.utils.cpp_extension.load_inline", "torch.utils.cpp_extension.load",
     "triton.jit", "triton.autotune", "cupy.RawKernel", "cupy.RawModule", "cupy.ElementwiseKernel",
@@ -92,8 +98,7 @@ CUSTOM_KERNEL_BUILDERS = (
 def no_custom_kernel(kernel: KernelFile):
     if any(name in CUSTOM_KERNEL_BUILDERS for _, name in kernel.references()):
         return
-    model = next((n for n in kernel.nodes if isinstance(n, ast.ClassDef) and n.name == "ModelNew"), None)
-    yield (model.lineno if model else 1), "no custom kernel is built; the file only calls PyTorch"
+    yield _model_new_line(kernel), "no custom kernel is built; the file only calls PyTorch"
 
 
 def _python_launched_by_name(kernel: KernelFile) -> set[str]:
@@ -186,8 +191,7 @@ def backend_mismatch(kernel: KernelFile):
         return
     unlaunched = set(map(id, _unlaunched_triton_kernels(kernel)))
     if not [f for f in triton_kernels(kernel) if id(f) not in unlaunched]:
-        model = next((n for n in kernel.nodes if isinstance(n, ast.ClassDef) and n.name == "ModelNew"), None)
-        yield (model.lineno if model else 1), "backend=triton, but no @triton.jit kernel is launched"
+        yield _model_new_line(kernel), "backend=triton, but no @triton.jit kernel is launched"
 
 
 @rule("extension_function_unused", "warn",
