@@ -104,6 +104,25 @@ def wait_for_records(run_dir, count: int, seconds: float) -> int:
     return done
 
 
+def test_builds_are_ray_tasks_and_reach_the_judges_through_the_object_store(tmp_path, cluster):
+    """build_cache=True ray_ship_builds=True: each distinct build is a Ray task, a kernel that does not
+    compile is recorded from its build alone, and the judges evaluate from a copy that came through
+    Ray's object store into a folder of their own (as on nodes that share no disk). The C++ extension
+    takes 15 s or more to build from torch/extension.h; its judge loaded it in seconds, so it did not."""
+    run_dir = make_run(tmp_path, "shipped", {(1, 0): "relu_cpp", (1, 1): "relu_correct", (1, 2): "relu_compile_error"})
+    code = evaluate_run(load_config("eval", tiny_overrides(
+        tmp_path, "shipped", num_samples=3, subset="[1,1]", device="cpu", static_check="off", eval_mode="ray",
+        ray_address=cluster[0].address, build_cache=True, ray_ship_builds=True)))
+    assert code == 0
+    assert statuses(run_dir) == {"1_0": "correct", "1_1": "correct", "1_2": "compile_error"}
+    records = json.loads((run_dir / "eval_results.json").read_text())
+    shipped = records["1_0"]["metadata"]
+    assert shipped["build_shipped_bytes"] > 10_000 and "kbv_shipped_builds_" in shipped["build_dir"]
+    assert shipped["phase_seconds"]["start_and_load"] < 8, shipped["phase_seconds"]
+    assert "ray_attempt" not in records["1_2"]["metadata"]  # recorded from its build, never sent to a judge
+    assert "extension build failed" in records["1_2"]["metadata"]["error"]
+
+
 def test_a_killed_driver_resumes_and_a_killed_node_costs_nothing(tmp_path, cluster):
     head, workers = cluster
     run_dir = slow_run(tmp_path, "slow", 6)
@@ -125,3 +144,32 @@ def test_a_killed_driver_resumes_and_a_killed_node_costs_nothing(tmp_path, clust
     assert set(final.values()) == {"correct"}, final  # the killed node's sample was retried, not lost
     records = json.loads((run_dir / "eval_results.json").read_text()).values()
     assert sorted(r["metadata"]["ray_attempt"] for r in records)[-1] == 2  # one sample did run on the dead node
+
+
+def test_a_shipped_build_keeps_its_files_and_times_and_nothing_else(tmp_path):
+    """Ninja rebuilds an output that looks older than its log says, so times travel to the nanosecond;
+    links and paths outside the folder (the build process is the kernel's) never arrive."""
+    import io
+    import tarfile
+
+    from kernelbench_verified.evaluate.ray_cluster import MTIMES, pack_build, unpack_build
+
+    build = tmp_path / "build"
+    (build / "ext").mkdir(parents=True)
+    (build / "ext" / "ext.so").write_bytes(b"\x7fELF")
+    os.utime(build / "ext" / "ext.so", ns=(1_700_000_000_123_456_789,) * 2)
+    (build / "ext" / "link").symlink_to("/etc/passwd")
+    unpack_build(pack_build(build), tmp_path / "shipped")
+    assert (tmp_path / "shipped" / "ext" / "ext.so").stat().st_mtime_ns == 1_700_000_000_123_456_789
+    assert not (tmp_path / "shipped" / "ext" / "link").exists()
+
+    hostile = io.BytesIO()
+    with tarfile.open(fileobj=hostile, mode="w:gz") as archive:
+        for name, data in (("../escaped", b"x"), (MTIMES, json.dumps({"../escaped": 0}).encode())):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    (tmp_path / "inner").mkdir()
+    with pytest.raises(ValueError, match="cannot be unpacked"):
+        unpack_build(hostile.getvalue(), tmp_path / "inner" / "target")
+    assert not (tmp_path / "escaped").exists() and list((tmp_path / "inner").iterdir()) == []

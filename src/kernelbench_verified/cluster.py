@@ -40,20 +40,27 @@ def start_actors(ray, cls: type, *args) -> list:
     return [actor.remote(*args) for _ in range(gpus)]
 
 
-def drive(ray, actors: list, pending: deque, submit: Callable, done: Callable, failed: Callable) -> None:
-    """Until `pending` is empty: `submit(actor, item)` (an ObjectRef) to each idle actor, then
+def drive(ray, actors: list, pending: deque, submit: Callable, done: Callable, failed: Callable,
+          incoming=None) -> None:
+    """Until no work is left: `submit(actor, item)` (an ObjectRef) to each idle actor, then
     `done(actor, item, result, attempt)` for each result as it arrives. An item whose actor raised is
     `failed(item, error, False)`; one whose actor or node died is retried once on another actor, then
-    `failed(item, error, True)`."""
+    `failed(item, error, True)`. `incoming` (optional) brings more work while this runs: its `refs` are
+    ObjectRefs waited on beside the actors' (the builds), and `arrived(ref)` gives the items one of them
+    made ready."""
     idle, running, attempts = list(actors), {}, {}
-    while pending or running:
+    while pending or running or (incoming is not None and incoming.refs):
         while idle and pending:
             actor, item = idle.pop(), pending.popleft()
             attempts[id(item)] = attempts.get(id(item), 0) + 1
             running[submit(actor, item)] = (actor, item)
-        if not running:
+        if pending and not running and not idle:
             raise UserError("every Ray actor died; the work not yet recorded is left for a re-run")
-        (ref,), _ = ray.wait(list(running), num_returns=1)
+        more = incoming.refs if incoming is not None else []
+        (ref,), _ = ray.wait(list(running) + more, num_returns=1)
+        if ref not in running:
+            pending.extend(incoming.arrived(ref))
+            continue
         actor, item = running.pop(ref)
         try:
             result = ray.get(ref)

@@ -1,4 +1,4 @@
-"""Evaluating a run folder of kernels: plan, precompile, dispatch to judges, record.
+"""Evaluating a run folder of kernels: plan, build, dispatch to judges, record.
 
 This is what scripts/eval_from_generations.py calls. One judge process per device pulls jobs from a
 single queue, so a slow kernel never holds the others up; every finished record is written atomically
@@ -32,7 +32,7 @@ from .launch import child_environment
 from ..problems.load import Problem, list_problems, load_module
 from ..reports import ReportQueue
 from ..results import RUN_CONFIG_NAMES, ResultStore, new_record, read_json, write_json_atomic
-from .worker import judge_worker
+from .worker import build_once, judge_worker
 from ..static.check import check_source, defines_triton_kernels
 from ..static.policy import apply_policy, rejecting_codes, require_policy
 from ..measure.timing import TF32_MODES
@@ -313,15 +313,12 @@ def _evaluate_jobs(jobs: list, settings: dict, devices: list, build_root: Path, 
     if not jobs:
         return
     if cfg.eval_mode == "ray":
-        if cfg.build_cache:
-            jobs = precompile(jobs, settings, build_root, cfg.num_cpu_workers, recorder)
-            if not jobs:
-                return
         from .ray_cluster import dispatch_on_ray
 
-        progress = Progress(len(jobs), cfg.verbose)
+        progress = Progress(len(jobs), cfg.verbose, building=bool(cfg.build_cache))
         try:
-            dispatch_on_ray(jobs, settings, devices[0], build_root, recorder, progress, cfg.ray_address)
+            dispatch_on_ray(jobs, settings, devices[0], build_root, recorder, progress, cfg.ray_address,
+                            build=bool(cfg.build_cache), ship=bool(cfg.ray_ship_builds))
         finally:
             progress.close()
     else:
@@ -367,7 +364,7 @@ class Precompiler:
         for problem, sid, job in jobs:
             by_build.setdefault(job["build_key"], []).append((problem, sid, job))
         for group in by_build.values():
-            self.waiting[self.pool.submit(_build_once, self.judge, group[0][2])] = group
+            self.waiting[self.pool.submit(build_once, self.judge, group[0][2])] = group
 
     def finished(self, timeout: float | None = 0) -> list:
         """(problem, sid, job, build record) of every kernel whose build ended (waiting up to `timeout`
@@ -381,39 +378,6 @@ class Precompiler:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
-
-
-def precompile(jobs: list, settings: dict, build_root: Path, workers: int, recorder: Recorder) -> list:
-    """Build every pending kernel before any is evaluated (eval_mode=ray); compile errors are final and
-    recorded here."""
-    builder, remaining = Precompiler(jobs, settings, build_root, workers), []
-    bar = tqdm(total=len(jobs), desc="build", unit="kernel", dynamic_ncols=True)
-    try:
-        while builder.building:
-            for problem, sid, job, built in builder.finished(timeout=None):
-                bar.update(1)
-                if built.get("eval_status") == "compile_error":
-                    recorder.save(problem, sid, built)
-                else:
-                    remaining.append((problem, sid, job))
-    finally:
-        bar.close()
-        builder.close()
-    return remaining
-
-
-def _build_once(judge: Judge, job: dict) -> dict:
-    """Precompile one kernel unless its build directory already holds the (deterministic) outcome:
-    the key covers source, toolchain, architectures and flags, so a re-run compiles nothing."""
-    # Beside the build directories, never inside one: the kernel's process can write its own.
-    marker = Path(job["build_dir"]).parent / "outcomes" / f"{job['build_key']}.json"
-    if marker.is_file():
-        return read_json(marker, "build marker")
-    built = judge.evaluate(dict(job, mode="compile", device="cpu", timeout=job["compile_timeout"]))
-    if built.get("compiled") or built.get("eval_status") == "compile_error":
-        outcome = {k: built[k] for k in ("compiled", "eval_status", "error", "compiler_output") if k in built}
-        write_json_atomic(marker, outcome)
-    return built
 
 
 def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, recorder: Recorder,

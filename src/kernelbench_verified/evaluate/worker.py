@@ -1,4 +1,4 @@
-"""A judge process's entry point, torch-free at import.
+"""A judge process's entry point, torch-free at import, and the one way a kernel is built ahead.
 
 It starts its first sandboxes before it imports torch itself (through judge.py), so the two imports
 (seconds each) overlap instead of queueing before the first kernel.
@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from pathlib import Path
 
 from .launch import SPARE_SANDBOXES, start_sandbox
+from ..results import read_json, write_json_atomic
 
 
 def judge_worker(worker_id: int, settings: dict, device: str, child_env: dict, jobs, results) -> None:
@@ -30,3 +32,17 @@ def start_spares(child_env: dict, settings: dict, device: str) -> tuple:
     with the kernel being timed for the same cores: one spare."""
     count = SPARE_SANDBOXES if device.startswith("cuda") else 1
     return tuple(start_sandbox(child_env, settings.get("jail")) for _ in range(count))
+
+
+def build_once(judge, job: dict) -> dict:
+    """Precompile one kernel (with `judge`, a judge.Judge on the CPU; locally or as a Ray task) unless its build directory already holds the (deterministic) outcome:
+    the key covers source, toolchain, architectures and flags, so a re-run compiles nothing."""
+    # Beside the build directories, never inside one: the kernel's process can write its own.
+    marker = Path(job["build_dir"]).parent / "outcomes" / f"{job['build_key']}.json"
+    if marker.is_file():
+        return read_json(marker, "build marker")
+    built = judge.evaluate(dict(job, mode="compile", device="cpu", timeout=job["compile_timeout"]))
+    if built.get("compiled") or built.get("eval_status") == "compile_error":
+        outcome = {k: built[k] for k in ("compiled", "eval_status", "error", "compiler_output") if k in built}
+        write_json_atomic(marker, outcome)
+    return built
