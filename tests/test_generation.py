@@ -171,9 +171,12 @@ def test_query_pacer_spaces_request_starts_across_threads():
             starts.append(time.monotonic())
 
     threads = [threading.Thread(target=request) for _ in range(5)]
+    began = time.monotonic()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=5)
     starts.sort()
-    assert len(starts) == 5 and min(b - a for a, b in zip(starts, starts[1:])) >= 0.045
+    # The k-th request may not start before k intervals have passed. (Gaps between two observed starts
+    # are no measure: a thread the OS runs late shrinks the gap after it, as a loaded CI machine showed.)
+    assert len(starts) == 5 and all(start >= began + k * 0.05 - 1e-3 for k, start in enumerate(starts))
