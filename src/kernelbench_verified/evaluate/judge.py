@@ -24,6 +24,7 @@ from pathlib import Path
 
 import torch
 
+from .build import outcome_marker
 from .channel import Channel, ChannelClosed, ChannelTimeout, ProtocolViolation
 from .launch import Sandbox, kill_group, processes_of_uid, start_sandbox
 from .transport import export_values, import_values, payload_bound
@@ -31,7 +32,7 @@ from ..measure.correctness import ReferenceError, check_reference, compare_outpu
 from ..measure.timing import set_tf32_mode, summarize
 from ..problems.inputs import PRECISIONS, Case, build_model, case_inputs, derived_seed, init_arguments
 from ..problems.load import load_module
-from ..results import write_json_atomic
+from ..results import read_json, write_json_atomic
 
 # A sample counts as compiled once its file built and ModelNew can be constructed from it.
 NOT_COMPILED = ("compile_error", "load_error")
@@ -162,9 +163,9 @@ class Judge:
         same cache, and none of them adds to it, so no run can leave a note for a later one. Triton
         compiles for the arguments and the device of a launch, so this needs the judge's GPU; it runs
         between two samples, never beside a timed one."""
-        marker = Path(job["build_dir"]).parent / "outcomes" / f"{job['build_key']}.triton.json"
+        marker = outcome_marker(job, ".triton")
         if marker.is_file():
-            return dict(json.loads(marker.read_text()), reused=True)
+            return dict(read_json(marker, "Triton warm-up marker"), reused=True)
         started = time.monotonic()
         record = self._in_sandbox(dict(job, mode="warm"))
         outcome = {"warmed": record["eval_status"] == "warmed", "seconds": round(time.monotonic() - started, 3)}

@@ -28,6 +28,8 @@ from collections import deque
 from pathlib import Path
 
 from .. import cluster
+from .launch import child_environment
+from .worker import build_once, by_build, failed_to_build, start_spares
 
 
 MTIMES = ".kbv_mtimes.json"  # the packed files' modification times, in nanoseconds
@@ -78,8 +80,6 @@ def build_task(settings: dict, build_root: str, job: dict, ship: bool) -> tuple[
     """A Ray task: build one kernel in the jail on this node (as local mode's build phase does); with
     `ship`, also the finished build, packed."""
     from .judge import Judge
-    from .launch import child_environment
-    from .worker import build_once
 
     judge = Judge(settings, "cpu", child_environment(settings, Path(build_root), visible_devices=""))
     try:
@@ -97,11 +97,8 @@ class RayBuilds:
     def __init__(self, ray, jobs: list, settings: dict, build_root: Path, ship: bool, recorder, progress):
         self.ray, self.recorder, self.progress = ray, recorder, progress
         task = ray.remote(num_cpus=1, num_returns=2, max_retries=1)(build_task)
-        groups: dict = {}
-        for problem, sid, job in jobs:
-            groups.setdefault(job["build_key"], []).append((problem, sid, job))
         self.waiting = {}
-        for group in groups.values():
+        for group in by_build(jobs):
             record_ref, payload_ref = task.remote(settings, str(build_root), group[0][2], ship)
             self.waiting[record_ref] = (group, payload_ref if ship else None)
 
@@ -115,23 +112,14 @@ class RayBuilds:
             built = self.ray.get(ref)
         except self.ray.exceptions.RayError:  # the task failed twice: each judge builds for itself
             built, payload = {}, None
-        ready = []
-        for problem, sid, job in group:
-            self.progress.built()
-            if built.get("eval_status") == "compile_error":
-                self.progress.update(job["key"], self.recorder.save(problem, sid, built))
-            else:
-                ready.append((problem, sid, job, payload if built.get("compiled") else None))
-        return ready
+        return [(problem, sid, job, payload if built.get("compiled") else None) for problem, sid, job in group
+                if not failed_to_build(problem, sid, job, built, self.recorder, self.progress)]
 
 
 class RayJudge:
     """A Ray actor: one judge bound to the GPU Ray gave it (CUDA_VISIBLE_DEVICES is Ray's)."""
 
     def __init__(self, settings: dict, device: str, build_root: str, ship: bool = False):
-        from .launch import child_environment
-        from .worker import start_spares
-
         local = "cpu" if device == "cpu" else "cuda:0"
         visible = os.environ.get("CUDA_VISIBLE_DEVICES", "") if device != "cpu" else ""
         self.env = child_environment(settings, Path(build_root), visible)

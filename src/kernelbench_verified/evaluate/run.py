@@ -8,7 +8,6 @@ at once, and a re-run skips samples that already have one.
 from __future__ import annotations
 
 import multiprocessing as mp
-import os
 import queue
 import secrets
 import sys
@@ -32,7 +31,7 @@ from .launch import child_environment
 from ..problems.load import Problem, list_problems, load_module
 from ..reports import ReportQueue
 from ..results import RUN_CONFIG_NAMES, ResultStore, new_record, read_json, write_json_atomic
-from .worker import build_once, judge_worker
+from .worker import build_once, by_build, failed_to_build, judge_worker
 from ..static.check import check_source, defines_triton_kernels
 from ..static.policy import apply_policy, rejecting_codes, require_policy
 from ..measure.timing import TF32_MODES
@@ -360,10 +359,7 @@ class Precompiler:
         self.judge = Judge(settings, "cpu", child_environment(settings, build_root, visible_devices=""))
         self.pool = ThreadPoolExecutor(max_workers=workers)
         self.waiting: dict = {}  # build future -> the jobs it builds for
-        by_build: dict = {}
-        for problem, sid, job in jobs:
-            by_build.setdefault(job["build_key"], []).append((problem, sid, job))
-        for group in by_build.values():
+        for group in by_build(jobs):
             self.waiting[self.pool.submit(build_once, self.judge, group[0][2])] = group
 
     def finished(self, timeout: float | None = 0) -> list:
@@ -445,10 +441,8 @@ def _hand_on_builds(builder: Precompiler, job_queue, by_key: dict, recorder: Rec
     """Queue the kernels whose builds just ended; record those that did not compile."""
     ready = []
     for problem, sid, job, built in builder.finished():
-        progress.built()
-        if built.get("eval_status") == "compile_error":
+        if failed_to_build(problem, sid, job, built, recorder, progress):
             by_key.pop(job["key"])
-            progress.update(job["key"], recorder.save(problem, sid, built))
         else:
             ready.append(job)
     _queue_jobs(job_queue, ready, judges, last=not builder.building)

@@ -9,8 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from pathlib import Path
-
+from .build import outcome_marker
 from .launch import SPARE_SANDBOXES, start_sandbox
 from ..results import read_json, write_json_atomic
 
@@ -35,10 +34,10 @@ def start_spares(child_env: dict, settings: dict, device: str) -> tuple:
 
 
 def build_once(judge, job: dict) -> dict:
-    """Precompile one kernel (with `judge`, a judge.Judge on the CPU; locally or as a Ray task) unless its build directory already holds the (deterministic) outcome:
-    the key covers source, toolchain, architectures and flags, so a re-run compiles nothing."""
-    # Beside the build directories, never inside one: the kernel's process can write its own.
-    marker = Path(job["build_dir"]).parent / "outcomes" / f"{job['build_key']}.json"
+    """Precompile one kernel with `judge` (a judge.Judge on the CPU; locally or in a Ray task) unless
+    its recorded outcome exists: the key covers source, toolchain, architectures, flags and sandbox
+    mode, so a re-run compiles nothing."""
+    marker = outcome_marker(job)
     if marker.is_file():
         return read_json(marker, "build marker")
     built = judge.evaluate(dict(job, mode="compile", device="cpu", timeout=job["compile_timeout"]))
@@ -46,3 +45,21 @@ def build_once(judge, job: dict) -> dict:
         outcome = {k: built[k] for k in ("compiled", "eval_status", "error", "compiler_output") if k in built}
         write_json_atomic(marker, outcome)
     return built
+
+
+def by_build(jobs: list) -> list[list]:
+    """The (problem, sid, job) items grouped by build key: one build serves each group."""
+    groups: dict = {}
+    for problem, sid, job in jobs:
+        groups.setdefault(job["build_key"], []).append((problem, sid, job))
+    return list(groups.values())
+
+
+def failed_to_build(problem, sid: int, job: dict, built: dict, recorder, progress) -> bool:
+    """Count a kernel whose build ended; one that did not compile is recorded now (True) and never
+    goes to a judge."""
+    progress.built()
+    if built.get("eval_status") != "compile_error":
+        return False
+    progress.update(job["key"], recorder.save(problem, sid, built))
+    return True

@@ -20,13 +20,13 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from ..config import require_choice, require_int, safe_run_name
-from ..errors import UserError
+from ..errors import UserError, first_line
 from ..evaluate.run import problems_for
 from .extraction import extract_kernel
 from ..problems.inputs import PRECISIONS
 from ..problems.load import Problem
 from .prompts import BACKENDS, PROMPT_OPTIONS, PromptOptions, build_prompt
-from .providers import (ProviderError, ProviderSettings, Request, create_provider, first_line, preset_for,
+from .providers import (ProviderError, ProviderSettings, Request, create_provider, preset_for,
                         resolve_api_key)
 from ..results import RUN_CONFIG_NAMES, write_text_atomic
 

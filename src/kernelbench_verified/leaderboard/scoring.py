@@ -10,10 +10,9 @@ in the two).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
-
-from pathlib import Path
 
 from .metrics import SampleTable, summarize
 from .roofline import floor_ms

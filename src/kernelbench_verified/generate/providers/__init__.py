@@ -12,7 +12,7 @@ import importlib.util
 import os
 from dataclasses import dataclass, field
 
-from ...errors import UserError, first_line  # noqa: F401 (first_line: the providers import it from here)
+from ...errors import UserError
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ thinking blocks are left out of the answer. Retries and timeouts are the SDK's o
 
 from __future__ import annotations
 
-from . import Completion, ProviderError, ProviderSettings, Request, first_line
+from . import Completion, ProviderError, ProviderSettings, Request
+from ...errors import first_line
 
 FATAL_STATUS = {401: "the API key was rejected", 403: "access denied", 404: "unknown model or endpoint"}
 

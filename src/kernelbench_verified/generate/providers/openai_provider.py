@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from . import Completion, ProviderError, ProviderSettings, Request, first_line
+from . import Completion, ProviderError, ProviderSettings, Request
+from ...errors import first_line
 
 REASONING_MODELS = re.compile(r"^(o\d|gpt-5)", re.IGNORECASE)
 
