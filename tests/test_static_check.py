@@ -179,7 +179,8 @@ def test_rule_on_minimal_snippet(code):
     (False, LAUNCHED_TRITON, ""),
     (False, "k.run(x, x.numel(), BLOCK=16, grid=(1,))\nreturn x", ""),
     (False, "fn = k if x.numel() > 16 else k\nfn[(1,)](x, x.numel(), BLOCK=16)\nreturn x", ""),
-], ids=["named_only", "never_named", "grid_launch", "run_launch", "through_variable"])
+    (True, "layers = [torch.relu]\nreturn layers[0](x)", "decoy = k"),  # another launch-like call vouches for nothing
+], ids=["named_only", "never_named", "grid_launch", "run_launch", "through_variable", "other_subscript_call"])
 def test_a_triton_kernel_counts_as_launched_only_when_launched(flagged, forward, prelude):
     codes = {f.code for f in check_source(triton(forward, prelude))}
     assert ("kernel_never_launched" in codes) == flagged, codes

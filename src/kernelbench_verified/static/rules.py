@@ -154,14 +154,16 @@ def _triton_launch_targets(kernel: KernelFile) -> set[str]:
 
 
 def _unlaunched_triton_kernels(kernel: KernelFile) -> list[ast.FunctionDef]:
-    """Triton kernels never launched: not `kernel[grid](...)` itself, and either never named at all or
-    named while the file launches nothing the Triton way (a kernel picked through a variable, as in
-    `fn = fast if big else small; fn[grid](...)`, counts as launched)."""
+    """Triton kernels never launched: neither `kernel[grid](...)` itself nor picked into a variable that
+    is launched (`fn = fast if big else small; fn[grid](...)`)."""
     kernels = triton_kernels(kernel)
+    names = {f.name for f in kernels}
     targets = _triton_launch_targets(kernel)
-    loaded = {n.id for n in kernel.nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    through_variable = bool(targets - {f.name for f in kernels})
-    return [f for f in kernels if f.name not in targets and not (f.name in loaded and through_variable)]
+    launched = targets & names
+    for node in kernel.nodes:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in targets for t in node.targets):
+            launched |= {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)} & names
+    return [f for f in kernels if f.name not in launched]
 
 
 @rule("kernel_never_launched", "error",
@@ -189,8 +191,7 @@ def kernel_never_launched(kernel: KernelFile):
 def backend_mismatch(kernel: KernelFile):
     if kernel.backend != "triton":
         return
-    unlaunched = set(map(id, _unlaunched_triton_kernels(kernel)))
-    if not [f for f in triton_kernels(kernel) if id(f) not in unlaunched]:
+    if len(_unlaunched_triton_kernels(kernel)) == len(triton_kernels(kernel)):  # none is launched
         yield _model_new_line(kernel), "backend=triton, but no @triton.jit kernel is launched"
 
 
