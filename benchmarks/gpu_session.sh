@@ -11,7 +11,7 @@
 set -u
 logs=${1:?usage: gpu_session.sh LOGDIR [STEP ...]}
 shift
-ALL_STEPS="environment interference gpu_tests jail_tests eval_benchmark eval_unjailed exploit_suite self_speedup static_check
+ALL_STEPS="environment interference gpu_tests jail_tests eval_benchmark eval_unjailed cold_builds exploit_suite self_speedup static_check
 validate_level4 baselines baseline_repeat baseline_figures"
 steps=${*:-$ALL_STEPS}
 mkdir -p "$logs" benchmarks/results
@@ -38,6 +38,9 @@ eval_benchmark() {
 eval_unjailed() {  # the same warm passes with sandbox=none: what the jail costs per kernel
     python3 benchmarks/eval_benchmark.py --passes warm:1 repeat:1 --timeout 30 --cpu-workers 16 --sandbox none \
         --out "$logs/H200_eval_benchmark_unjailed.json"
+}
+cold_builds() {  # 18 distinct load_inline kernels, cold: without, with a new and with a kept precompiled header
+    python3 benchmarks/cold_builds.py --passes nopch cold pch --cpu-workers 16 --out "$logs/H200_cold_builds.json"
 }
 exploit_suite() {
     python3 benchmarks/exploit_suite.py --timeout 60 --cpu-workers 16 --out "$logs/H200_exploit_suite.json"

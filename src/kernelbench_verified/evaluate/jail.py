@@ -174,6 +174,8 @@ def _build_root(root: Path, spec: dict) -> None:
         _bind(root, path)
     for link, target in links.items():
         os.symlink(target, root / link.lstrip("/"))
+    for path in spec.get("readonly_paths", ()):  # the precompiled torch header (pch.py)
+        _bind(root, path)
     _name_the_uid(root, uid)
     _build_dev(root / "dev", spec["tmp_mb"])
     _bind(root, "/sys")

@@ -344,7 +344,7 @@ class Conversation:
         of inputs."""
         job = self.job
         keys = ("kernel_source", "build_key", "device", "tf32_mode", "precision", "seed", "mode", "flush_l2")
-        sent = dict({k: job[k] for k in keys}, init_args=init_descs,
+        sent = dict({k: job[k] for k in keys}, init_args=init_descs, torch_pch=job.get("torch_pch") or {},
                     build_dir=self.sandbox.seed_build(Path(job["build_dir"])))
         if job["mode"] == "eval":
             sent["reference_source"] = Path(job["problem_path"]).read_text()

@@ -11,13 +11,14 @@ import multiprocessing as mp
 import queue
 import secrets
 import sys
+import threading
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
-from .build import arch_list, build_dir, build_key
+from .build import arch_list, build_dir, build_key, outcome_marker
 from ..config import (child_visible_devices, parse_subset, perf_trials, require_choice, require_int, resolve_devices,
                       safe_run_name,
                      trials_by_level)
@@ -25,7 +26,7 @@ from ..measure.correctness import DEFAULT_TOLERANCE
 from ..errors import UserError, first_line
 from ..problems.hidden_tests import DEFAULT_HIDDEN_DIR, hidden_path
 from ..problems.inputs import PRECISIONS, correctness_cases
-from . import cgroups, jail
+from . import cgroups, jail, pch
 from .judge import Judge
 from .launch import child_environment
 from ..problems.load import Problem, list_problems, load_module
@@ -82,6 +83,7 @@ def settings_from_config(cfg: DictConfig) -> dict:
         "sandbox": require_choice(cfg, "sandbox", ("jail", "none")),
         "jail": jail_limits(cfg),
         "input_salt": str(cfg.input_salt) if cfg.input_salt is not None else secrets.token_hex(16),
+        "torch_pch": {},  # set by use_precompiled_header
     }
 
 
@@ -165,7 +167,10 @@ def _job(problem: Problem, sid: int, source: str, settings: dict, hidden: Path |
     """One sample's job: the kernel travels as the source text that was read and checked once."""
     # A build records the folder it was made in (the jail's /build, or the cache itself unjailed), and
     # torch rebuilds one moved elsewhere: jailed and unjailed runs keep separate builds.
-    key = build_key(source, settings["arch_list"], f"precision={settings['precision']};sandbox={settings['sandbox']}")
+    # The precompiled header's folder is among the build's arguments, which torch also compares.
+    pch_folder = Path(next(iter(settings["torch_pch"].values()))).parent.name if settings["torch_pch"] else "none"
+    key = build_key(source, settings["arch_list"],
+                    f"precision={settings['precision']};sandbox={settings['sandbox']};pch={pch_folder}")
     return dict(settings, key=f"{problem.pid}_{sid}", mode=mode, device=device,
                 num_perf_trials=perf_trials(settings, problem.level),
                 problem_path=str(problem.path), hidden_path=str(hidden) if hidden else None,
@@ -266,6 +271,7 @@ def evaluate_run(cfg: DictConfig) -> int:
         ["cpu" if cfg.device == "cpu" else "cuda:0"]
     store = ResultStore(run_dir / result_filename(cfg.use_hidden_tests))
     build_root = Path(cfg.kernel_eval_build_dir).resolve()
+    toolchain = use_precompiled_header(cfg, settings, build_root)
     context = {"device": devices[0], "precision": settings["precision"],
                "tf32_mode": settings["tf32_mode"], "atol": settings["atol"], "rtol": settings["rtol"],
                "use_hidden_tests": bool(cfg.use_hidden_tests), "seed": settings["seed"],
@@ -297,14 +303,44 @@ def evaluate_run(cfg: DictConfig) -> int:
           f"results -> {store.path}")
     if settings["jail"]:
         cgroups.remove_left_behind(cgroups.owner_tag())  # what a killed evaluator left
+    making = _make_precompiled_header(toolchain, jobs)
     try:
         _evaluate_jobs(jobs, settings, devices, build_root, recorder, cfg)
     finally:
+        if making is not None:
+            making.join()  # a header left half made would only be made again, but its compiler would linger
         if settings["jail"]:
             cgroups.remove_left_behind(cgroups.owner_tag())  # what a killed judge of this run left
     if cfg.baseline_file:
         warn_if_incomparable(run_dir / FINGERPRINT_FILE, Path(cfg.baseline_file))
     return summarize(store, problems, cfg.num_samples)
+
+
+def use_precompiled_header(cfg: DictConfig, settings: dict, build_root: Path) -> pch.Toolchain | None:
+    """With torch_pch (local mode), point every C++ build at this toolchain's precompiled torch header
+    (settings["torch_pch"]) and mount its folder read-only in the jail. None when there is none to use."""
+    if not cfg.torch_pch or cfg.eval_mode != "local":
+        return None
+    toolchain = pch.Toolchain(build_root / "pch")
+    if not toolchain.usable:
+        return None
+    toolchain.folder.mkdir(parents=True, exist_ok=True)  # a jail can only mount what exists
+    settings["torch_pch"] = toolchain.include_folders()
+    if settings["jail"]:
+        settings["jail"] = dict(settings["jail"], readonly_paths=[str(toolchain.folder)])
+    return toolchain
+
+
+def _make_precompiled_header(toolchain: pch.Toolchain | None, jobs: list) -> threading.Thread | None:
+    """Make the header beside the builds when enough pending kernels build a C++ extension for it to pay
+    for itself (about two builds' worth of CPU, once per machine). A build that starts before it is
+    ready reads torch's header, as it would without it."""
+    if toolchain is None or not pch.worth_making(job["kernel_source"] for _, _, job in jobs
+                                                 if not outcome_marker(job).is_file()):
+        return None
+    thread = threading.Thread(target=toolchain.ensure, name="torch-pch", daemon=True)
+    thread.start()
+    return thread
 
 
 def _evaluate_jobs(jobs: list, settings: dict, devices: list, build_root: Path, recorder: Recorder,

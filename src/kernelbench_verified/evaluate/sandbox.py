@@ -34,6 +34,7 @@ import torch
 
 from . import integrity
 from .build import TRITON_CACHE, trim_compiler_output
+from .pch import flag_set
 from .channel import Channel
 from .transport import DTYPES, export_values, import_values, release_exports
 from ..measure.timing import TrialTools, peak_memory, precision_flags, set_tf32_mode, timed_call
@@ -48,8 +49,9 @@ class CompileFailure(Exception):
     pass
 
 
-def _route_extension_builds(build_dir: Path, suffix: str) -> None:
-    """Make every cpp_extension build of this kernel use its own directory and a unique name."""
+def _route_extension_builds(build_dir: Path, suffix: str, torch_pch: dict) -> None:
+    """Make every cpp_extension build of this kernel use its own directory and a unique name, and find
+    the precompiled torch header made for its C++ flags first (pch.py)."""
     from torch.utils import cpp_extension
 
     def wrap(original):
@@ -60,6 +62,9 @@ def _route_extension_builds(build_dir: Path, suffix: str) -> None:
             name = f"{bound.arguments['name']}_{suffix}"
             bound.arguments["name"] = name
             bound.arguments["build_directory"] = str(build_dir / name)
+            header = torch_pch.get(flag_set(bound.arguments.get("extra_cflags")))
+            if header:
+                bound.arguments["extra_include_paths"] = [header, *(bound.arguments.get("extra_include_paths") or [])]
             (build_dir / name).mkdir(parents=True, exist_ok=True)
             try:
                 return original(*bound.args, **bound.kwargs)
@@ -93,7 +98,7 @@ def _flatten(output) -> list:
 def _load_kernel(job: dict, channel: Channel):
     """Import the kernel from the source the judge sent (never from its path in the run folder)."""
     build_dir = Path(job["build_dir"])
-    _route_extension_builds(build_dir, job["build_key"][:12])
+    _route_extension_builds(build_dir, job["build_key"][:12], job.get("torch_pch") or {})
     path = Path(job["workdir"]) / f"kernel_{job['build_key'][:12]}.py"
     path.write_text(job["kernel_source"])
     try:

@@ -1,0 +1,147 @@
+"""A precompiled torch/extension.h for the kernels' C++ builds: made once per toolchain, read-only in the jail.
+
+Every cpp_extension build compiles a main.cpp that includes torch/extension.h: about 20 s of one core
+for that header alone. GCC takes `torch/extension.h.gch` from an include folder searched before torch's
+own when the .gch was made with the same code-generation flags, and otherwise silently reads the header,
+so a mismatch costs time, never correctness. The object file is the same byte for byte either way.
+
+The harness makes one .gch per flag set in FLAG_SETS, outside the jail, with the compiler and flags torch
+itself writes into an extension's ninja file (one probe per toolchain). The jail mounts the folder
+read-only: a kernel that could write it could put code into every later kernel's build.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+# extra_cflags (as a kernel passes them to load_inline) that get a precompiled header, by folder name.
+FLAG_SETS = {"default": (), "O3": ("-O3",)}
+HEADER = Path("torch") / "extension.h.gch"
+# Making the headers costs about two builds' worth of CPU: a run makes them when it has this many C++
+# builds to do. Once made they serve every later run, however small.
+MIN_BUILDS = 4
+
+
+def worth_making(sources) -> bool:
+    """Whether a run that builds these kernel sources should make the headers."""
+    return sum("cpp_extension" in source for source in sources) >= MIN_BUILDS
+
+
+def flag_set(extra_cflags) -> str | None:
+    """The FLAG_SETS name of a build's extra_cflags (blank entries ignored, as torch strips them)."""
+    if isinstance(extra_cflags, str):
+        extra_cflags = [extra_cflags]
+    flags = tuple(f.strip() for f in extra_cflags or [] if f and f.strip())
+    return next((name for name, wanted in FLAG_SETS.items() if wanted == flags), None)
+
+
+class _ProbeDone(Exception):
+    pass
+
+
+def main_cpp_command() -> tuple[str, list[str]]:
+    """torch's compiler and its flags for an extension's main.cpp, read from the ninja file torch writes
+    (the build itself is stopped before it starts), without the per-extension name define."""
+    from torch.utils import cpp_extension
+
+    def stop(build_directory, *args, **kwargs):
+        raise _ProbeDone(build_directory)
+
+    original = cpp_extension._run_ninja_build
+    cpp_extension._run_ninja_build = stop
+    try:
+        with tempfile.TemporaryDirectory(prefix="kbv_pch_probe_") as folder:
+            try:
+                cpp_extension.load_inline("kbv_pch_probe", cpp_sources="", build_directory=folder)
+            except _ProbeDone:
+                pass
+            ninja = dict(line.split(" = ", 1) for line in (Path(folder) / "build.ninja").read_text().splitlines()
+                         if " = " in line and not line.startswith(" "))
+    finally:
+        cpp_extension._run_ninja_build = original
+    flags = [f for f in shlex.split(ninja["cflags"]) if not f.startswith("-DTORCH_EXTENSION_NAME=")]
+    return ninja["cxx"], flags
+
+
+def is_gcc(cxx: str) -> bool:
+    try:
+        out = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "Free Software Foundation" in out and "clang" not in out.lower()
+
+
+def _toolchain_key(cxx: str, flags: list[str]) -> str:
+    import torch
+
+    version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
+    header = Path(torch.__file__).parent / "include" / "torch" / "extension.h"
+    text = "\n".join([torch.__version__, version, shlex.join(flags), str(header.stat().st_mtime_ns)])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _make(cxx: str, flags: list[str], extra: tuple, target: Path) -> str | None:
+    """Compile the header into target/torch/extension.h.gch (built aside, then renamed in: a build
+    never sees half a file). Returns the compiler's message on failure."""
+    import torch
+
+    header = Path(torch.__file__).parent / "include" / "torch" / "extension.h"
+    staging = Path(tempfile.mkdtemp(prefix=".staging_", dir=target.parent))
+    (staging / HEADER.parent).mkdir(parents=True)
+    command = [cxx, "-x", "c++-header", str(header), "-o", str(staging / HEADER), *flags, *extra]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0 or not (staging / HEADER).is_file():
+        shutil.rmtree(staging, ignore_errors=True)
+        return (done.stderr or done.stdout).strip()[-400:]
+    # The header itself beside its .gch: a second #include of it (a kernel's own source after torch's line
+    # in main.cpp) opens the file in the folder the first one came from.
+    shutil.copy2(header, staging / HEADER.with_suffix(""))
+    staging.chmod(0o755)
+    staging.rename(target)
+    return None
+
+
+class Toolchain:
+    """This machine's compiler and main.cpp flags (probed once) and where its headers live under a root."""
+
+    def __init__(self, root: Path):
+        self.cxx, self.flags = main_cpp_command()
+        self.usable = is_gcc(self.cxx)
+        self.folder = Path(root).resolve() / _toolchain_key(self.cxx, self.flags) if self.usable else None
+
+    def include_folders(self) -> dict[str, str]:
+        """{flag-set name: the include folder a build of those flags searches first}; {} without GCC."""
+        return {name: str(self.folder / name) for name in FLAG_SETS} if self.usable else {}
+
+    def ensure(self) -> dict[str, str]:
+        """Make the missing headers (once per machine: a file lock lets concurrent evaluators wait for
+        the first one) and return include_folders() of those that exist. A header that fails to compile
+        is left out, with a warning: its builds read the header."""
+        if not self.usable:
+            return {}
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with open(self.folder / ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            for left in self.folder.glob(".staging_*"):  # of a maker that was killed
+                shutil.rmtree(left, ignore_errors=True)
+            missing = [name for name in FLAG_SETS if not (self.folder / name / HEADER).is_file()]
+            threads = [threading.Thread(target=self._make_or_warn, args=(name,)) for name in missing]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        return {name: folder for name, folder in self.include_folders().items() if (Path(folder) / HEADER).is_file()}
+
+    def _make_or_warn(self, name: str) -> None:
+        error = _make(self.cxx, self.flags, FLAG_SETS[name], self.folder / name)
+        if error:
+            print(f"warning: the precompiled torch header ({name}) did not build, so C++ builds with those "
+                  f"flags read the header: {error.splitlines()[-1]}", file=sys.stderr)
