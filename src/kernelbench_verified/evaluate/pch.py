@@ -63,12 +63,15 @@ def main_cpp_command() -> tuple[str, list[str]]:
                 cpp_extension.load_inline("kbv_pch_probe", cpp_sources="", build_directory=folder)
             except _ProbeDone:
                 pass
-            ninja = dict(line.split(" = ", 1) for line in (Path(folder) / "build.ninja").read_text().splitlines()
-                         if " = " in line and not line.startswith(" "))
+            ninja = dict(line.rstrip().split(" =", 1) for line in (Path(folder) / "build.ninja").read_text().splitlines()
+                         if " =" in line and not line.startswith(" "))
+            ninja = {k: v.strip() for k, v in ninja.items()}
     finally:
         cpp_extension._run_ninja_build = original
-    flags = [f for f in shlex.split(ninja["cflags"]) if not f.startswith("-DTORCH_EXTENSION_NAME=")]
-    return ninja["cxx"], flags
+    # post_cflags too: some torch builds put their ABI defines there, and a define the header was made
+    # without makes GCC refuse it.
+    words = shlex.split(ninja["cflags"]) + shlex.split(ninja.get("post_cflags", ""))
+    return ninja["cxx"], [f for f in words if not f.startswith("-DTORCH_EXTENSION_NAME=")]
 
 
 def is_gcc(cxx: str) -> bool:
@@ -145,3 +148,37 @@ class Toolchain:
         if error:
             print(f"warning: the precompiled torch header ({name}) did not build, so C++ builds with those "
                   f"flags read the header: {error.splitlines()[-1]}", file=sys.stderr)
+
+
+def in_use(toolchain: Toolchain) -> dict[str, bool]:
+    """{flag-set name: whether GCC takes its header} for a main.cpp like torch's (its own line, then a
+    kernel's second include), from GCC's -H report ("!" marks a precompiled header it used)."""
+    used = {}
+    with tempfile.TemporaryDirectory(prefix="kbv_pch_check_") as folder:
+        main = Path(folder) / "main.cpp"
+        main.write_text("#include <torch/extension.h>\n#include <torch/extension.h>\nint kbv_check() { return 0; }\n")
+        for name, include in toolchain.include_folders().items():
+            command = [toolchain.cxx, "-H", "-fsyntax-only", f"-I{include}", *toolchain.flags, *FLAG_SETS[name], str(main)]
+            report = subprocess.run(command, capture_output=True, text=True).stderr
+            used[name] = f"! {Path(include) / HEADER}" in report
+    return used
+
+
+def main() -> None:
+    """`python -m kernelbench_verified.evaluate.pch FOLDER`: make this toolchain's headers under FOLDER
+    (kernel_eval_build_dir/pch) and say, per flag set, how long that took and whether GCC uses them."""
+    import time
+
+    toolchain = Toolchain(Path(sys.argv[1]))
+    if not toolchain.usable:
+        raise SystemExit(f"{toolchain.cxx} is not GCC: there is no precompiled header to make")
+    started = time.monotonic()
+    made = toolchain.ensure()
+    print(f"{toolchain.folder}: {sorted(made)} ready in {time.monotonic() - started:.1f} s; "
+          f"flags {' '.join(toolchain.flags)}")
+    for name, used in in_use(toolchain).items():
+        print(f"  {name}: {'used' if used else 'NOT used'} by a main.cpp built like torch's")
+
+
+if __name__ == "__main__":
+    main()
