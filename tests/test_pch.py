@@ -1,7 +1,9 @@
 """The precompiled torch header: which builds use it, that a real build does, and that it changes no output."""
 
 import json
+import os
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -23,6 +25,16 @@ def test_a_run_makes_the_header_only_when_it_pays_for_itself():
     cpp = "from torch.utils.cpp_extension import load_inline\n"
     assert not pch.worth_making([cpp] * (pch.MIN_BUILDS - 1) + ["import torch\n"] * 10)
     assert pch.worth_making([cpp] * pch.MIN_BUILDS)
+
+
+def test_the_header_is_made_with_the_compiler_the_jailed_builds_find(tmp_path, monkeypatch):
+    # The H200 image sets CXX; the jail drops it, so its builds run the c++ on PATH. A header made with
+    # the host's CXX was refused there ("created by a different GCC executable").
+    monkeypatch.setenv("CXX", "/opt/elsewhere/bin/g++")
+    jailed = pch.Toolchain(tmp_path, jail.allowed_environment(dict(os.environ)))
+    assert jailed.cxx == shutil.which("c++")
+    assert os.environ["CXX"] == "/opt/elsewhere/bin/g++"  # the probe left this process's environment alone
+    assert pch.main_cpp_command()[0] == "/opt/elsewhere/bin/g++"  # unjailed builds use CXX
 
 
 def _ninja_compile(build: Path) -> tuple[str, list[str], Path]:

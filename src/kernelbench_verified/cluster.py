@@ -31,12 +31,14 @@ def connect(address: str | None):
 
 
 def start_actors(ray, cls: type, *args) -> list:
-    """One actor of `cls(*args)` per GPU of the cluster, each holding that GPU."""
+    """One actor of `cls(*args)` per GPU of the cluster, each holding that GPU and no CPU: a judge
+    mostly waits on its GPU, and one that held a CPU would keep a build task off it (on a 2-core node
+    builds then ran one at a time, 1.6x slower than local mode, where judges and builds share cores)."""
     gpus = int(ray.cluster_resources().get("GPU", 0))
     if gpus < 1:
         raise UserError("the Ray cluster offers no GPU resource: start its nodes with --num-gpus "
                         "(a fake count with device=cpu)")
-    actor = ray.remote(num_gpus=1, num_cpus=1, max_restarts=0)(cls)
+    actor = ray.remote(num_gpus=1, num_cpus=0, max_restarts=0)(cls)
     return [actor.remote(*args) for _ in range(gpus)]
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import os
 import shlex
 import shutil
 import subprocess
@@ -47,10 +48,17 @@ class _ProbeDone(Exception):
     pass
 
 
-def main_cpp_command() -> tuple[str, list[str]]:
-    """torch's compiler and its flags for an extension's main.cpp, read from the ninja file torch writes
-    (the build itself is stopped before it starts), without the per-extension name define."""
+def main_cpp_command(environment: dict | None = None) -> tuple[str, list[str]]:
+    """torch's compiler (as a path) and its flags for an extension's main.cpp in `environment` (default:
+    this process's), read from the ninja file torch writes (the build itself is stopped before it
+    starts), without the per-extension name define. The jail passes no CXX to its builds, so a header
+    made with the host's CXX would be refused there ("created by a different GCC executable")."""
     from torch.utils import cpp_extension
+
+    environment = dict(os.environ if environment is None else environment)
+    host_cxx = os.environ.pop("CXX", None)
+    if environment.get("CXX"):
+        os.environ["CXX"] = environment["CXX"]
 
     def stop(build_directory, *args, **kwargs):
         raise _ProbeDone(build_directory)
@@ -68,10 +76,14 @@ def main_cpp_command() -> tuple[str, list[str]]:
             ninja = {k: v.strip() for k, v in ninja.items()}
     finally:
         cpp_extension._run_ninja_build = original
+        os.environ.pop("CXX", None)
+        if host_cxx is not None:
+            os.environ["CXX"] = host_cxx
     # post_cflags too: some torch builds put their ABI defines there, and a define the header was made
     # without makes GCC refuse it.
     words = shlex.split(ninja["cflags"]) + shlex.split(ninja.get("post_cflags", ""))
-    return ninja["cxx"], [f for f in words if not f.startswith("-DTORCH_EXTENSION_NAME=")]
+    cxx = shutil.which(ninja["cxx"], path=environment.get("PATH")) or ninja["cxx"]
+    return cxx, [f for f in words if not f.startswith("-DTORCH_EXTENSION_NAME=")]
 
 
 def is_gcc(cxx: str) -> bool:
@@ -87,7 +99,7 @@ def _toolchain_key(cxx: str, flags: list[str]) -> str:
 
     version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
     header = Path(torch.__file__).parent / "include" / "torch" / "extension.h"
-    text = "\n".join([torch.__version__, version, shlex.join(flags), str(header.stat().st_mtime_ns)])
+    text = "\n".join([torch.__version__, cxx, version, shlex.join(flags), str(header.stat().st_mtime_ns)])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -115,8 +127,9 @@ def _make(cxx: str, flags: list[str], extra: tuple, target: Path) -> str | None:
 class Toolchain:
     """This machine's compiler and main.cpp flags (probed once) and where its headers live under a root."""
 
-    def __init__(self, root: Path):
-        self.cxx, self.flags = main_cpp_command()
+    def __init__(self, root: Path, environment: dict | None = None):
+        """`environment`: the builds' own (the jail's allow-list of this process's), default this one's."""
+        self.cxx, self.flags = main_cpp_command(environment)
         self.usable = is_gcc(self.cxx)
         self.folder = Path(root).resolve() / _toolchain_key(self.cxx, self.flags) if self.usable else None
 
@@ -165,11 +178,14 @@ def in_use(toolchain: Toolchain) -> dict[str, bool]:
 
 
 def main() -> None:
-    """`python -m kernelbench_verified.evaluate.pch FOLDER`: make this toolchain's headers under FOLDER
+    """`python -m kernelbench_verified.evaluate.pch FOLDER [--unjailed]`: make this toolchain's headers under FOLDER
     (kernel_eval_build_dir/pch) and say, per flag set, how long that took and whether GCC uses them."""
     import time
 
-    toolchain = Toolchain(Path(sys.argv[1]))
+    from .jail import allowed_environment
+
+    # As the jail's builds see it (pass --unjailed for builds with sandbox=none).
+    toolchain = Toolchain(Path(sys.argv[1]), None if "--unjailed" in sys.argv else allowed_environment(os.environ))
     if not toolchain.usable:
         raise SystemExit(f"{toolchain.cxx} is not GCC: there is no precompiled header to make")
     started = time.monotonic()

@@ -8,6 +8,7 @@ at once, and a re-run skips samples that already have one.
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import queue
 import secrets
 import sys
@@ -321,7 +322,8 @@ def use_precompiled_header(cfg: DictConfig, settings: dict, build_root: Path) ->
     (settings["torch_pch"]) and mount its folder read-only in the jail. None when there is none to use."""
     if not cfg.torch_pch or cfg.eval_mode != "local":
         return None
-    toolchain = pch.Toolchain(build_root / "pch")
+    # The compiler as the builds will find it: the jail passes them no CXX.
+    toolchain = pch.Toolchain(build_root / "pch", jail.allowed_environment(os.environ) if settings["jail"] else None)
     if not toolchain.usable:
         return None
     toolchain.folder.mkdir(parents=True, exist_ok=True)  # a jail can only mount what exists
