@@ -323,7 +323,11 @@ def use_precompiled_header(cfg: DictConfig, settings: dict, build_root: Path) ->
     if not cfg.torch_pch or cfg.eval_mode != "local":
         return None
     # The compiler as the builds will find it: the jail passes them no CXX.
-    toolchain = pch.Toolchain(build_root / "pch", jail.allowed_environment(os.environ) if settings["jail"] else None)
+    try:
+        toolchain = pch.Toolchain(build_root / "pch", jail.allowed_environment(os.environ) if settings["jail"] else None)
+    except Exception as exc:  # no ninja or no compiler here: builds will say so themselves
+        print(f"warning: no precompiled torch header ({first_line(exc)})", file=sys.stderr)
+        return None
     if not toolchain.usable:
         return None
     toolchain.folder.mkdir(parents=True, exist_ok=True)  # a jail can only mount what exists
