@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelbench_verified.evaluate import cgroups, jail
+from kernelbench_verified.evaluate import cgroups, jail, pch
 
 ROOT = Path(__file__).resolve().parents[1]
 ATTACKS = ROOT / "tests" / "fixtures" / "jail"
@@ -123,6 +123,16 @@ def test_nothing_outside_the_attack_run_changed(attacked_world):
     assert outside(after) == outside(before)
     kernels = {k: v for k, v in before.items() if k.startswith("runs/attack_run/level_")}
     assert {k: after[k] for k in kernels} == kernels, "a kernel file of the run was swapped"
+
+
+def test_the_precompiled_header_folder_was_a_target_and_stayed_empty(attacked_world):
+    # jail_poison_pch.py tries to plant a header there; the run makes none (too few C++ builds), so any
+    # file in it came from a kernel.
+    if not pch.is_gcc("c++"):
+        pytest.skip("no GCC here: there is no precompiled header folder to attack")
+    folders = list((attacked_world["world"] / "cache" / "kernel_builds" / "pch").glob("*"))
+    assert folders, "the run mounted no header folder, so the attack had no target"
+    assert [p for folder in folders for p in folder.rglob("*") if p.name != ".lock"] == []
 
 
 def test_no_process_of_any_attack_survives(attacked_world):

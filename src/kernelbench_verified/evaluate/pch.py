@@ -86,29 +86,36 @@ def main_cpp_command(environment: dict | None = None) -> tuple[str, list[str]]:
     return cxx, [f for f in words if not f.startswith("-DTORCH_EXTENSION_NAME=")]
 
 
-def is_gcc(cxx: str) -> bool:
+def _gcc_version(cxx: str) -> str | None:
+    """`cxx --version`, or None when it is not GCC (or does not run)."""
     try:
         out = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
-        return False
-    return "Free Software Foundation" in out and "clang" not in out.lower()
+        return None
+    return out if "Free Software Foundation" in out and "clang" not in out.lower() else None
 
 
-def _toolchain_key(cxx: str, flags: list[str]) -> str:
+def is_gcc(cxx: str) -> bool:
+    return _gcc_version(cxx) is not None
+
+
+def _torch_header() -> Path:
     import torch
 
-    version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
-    header = Path(torch.__file__).parent / "include" / "torch" / "extension.h"
-    text = "\n".join([torch.__version__, cxx, version, shlex.join(flags), str(header.stat().st_mtime_ns)])
+    return Path(torch.__file__).parent / "include" / "torch" / "extension.h"
+
+
+def _toolchain_key(cxx: str, version: str, flags: list[str]) -> str:
+    import torch
+
+    text = "\n".join([torch.__version__, cxx, version, shlex.join(flags), str(_torch_header().stat().st_mtime_ns)])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _make(cxx: str, flags: list[str], extra: tuple, target: Path) -> str | None:
     """Compile the header into target/torch/extension.h.gch (built aside, then renamed in: a build
     never sees half a file). Returns the compiler's message on failure."""
-    import torch
-
-    header = Path(torch.__file__).parent / "include" / "torch" / "extension.h"
+    header = _torch_header()
     staging = Path(tempfile.mkdtemp(prefix=".staging_", dir=target.parent))
     (staging / HEADER.parent).mkdir(parents=True)
     command = [cxx, "-x", "c++-header", str(header), "-o", str(staging / HEADER), *flags, *extra]
@@ -130,8 +137,9 @@ class Toolchain:
     def __init__(self, root: Path, environment: dict | None = None):
         """`environment`: the builds' own (the jail's allow-list of this process's), default this one's."""
         self.cxx, self.flags = main_cpp_command(environment)
-        self.usable = is_gcc(self.cxx)
-        self.folder = Path(root).resolve() / _toolchain_key(self.cxx, self.flags) if self.usable else None
+        version = _gcc_version(self.cxx)
+        self.usable = version is not None
+        self.folder = Path(root).resolve() / _toolchain_key(self.cxx, version, self.flags) if self.usable else None
 
     def include_folders(self) -> dict[str, str]:
         """{flag-set name: the include folder a build of those flags searches first}; {} without GCC."""
@@ -178,14 +186,18 @@ def in_use(toolchain: Toolchain) -> dict[str, bool]:
 
 
 def main() -> None:
-    """`python -m kernelbench_verified.evaluate.pch FOLDER [--unjailed]`: make this toolchain's headers under FOLDER
-    (kernel_eval_build_dir/pch) and say, per flag set, how long that took and whether GCC uses them."""
+    """`python -m kernelbench_verified.evaluate.pch FOLDER [--unjailed]`: make this toolchain's headers
+    under FOLDER (kernel_eval_build_dir/pch) and say, per flag set, how long that took and whether GCC uses them."""
     import time
 
     from .jail import allowed_environment
 
+    folders = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if len(folders) != 1:
+        raise SystemExit("usage: python -m kernelbench_verified.evaluate.pch FOLDER [--unjailed] "
+                         "(FOLDER: kernel_eval_build_dir/pch, e.g. cache/kernel_builds/pch)")
     # As the jail's builds see it (pass --unjailed for builds with sandbox=none).
-    toolchain = Toolchain(Path(sys.argv[1]), None if "--unjailed" in sys.argv else allowed_environment(os.environ))
+    toolchain = Toolchain(Path(folders[0]), None if "--unjailed" in sys.argv else allowed_environment(os.environ))
     if not toolchain.usable:
         raise SystemExit(f"{toolchain.cxx} is not GCC: there is no precompiled header to make")
     started = time.monotonic()

@@ -168,10 +168,9 @@ def _job(problem: Problem, sid: int, source: str, settings: dict, hidden: Path |
     """One sample's job: the kernel travels as the source text that was read and checked once."""
     # A build records the folder it was made in (the jail's /build, or the cache itself unjailed), and
     # torch rebuilds one moved elsewhere: jailed and unjailed runs keep separate builds.
-    # The precompiled header's folder is among the build's arguments, which torch also compares.
-    pch_folder = Path(next(iter(settings["torch_pch"].values()))).parent.name if settings["torch_pch"] else "none"
-    key = build_key(source, settings["arch_list"],
-                    f"precision={settings['precision']};sandbox={settings['sandbox']};pch={pch_folder}")
+    # The precompiled header's folders are among the build's arguments, which torch also compares.
+    key = build_key(source, settings["arch_list"], f"precision={settings['precision']};sandbox={settings['sandbox']};"
+                                                   f"pch={','.join(sorted(settings['torch_pch'].values()))}")
     return dict(settings, key=f"{problem.pid}_{sid}", mode=mode, device=device,
                 num_perf_trials=perf_trials(settings, problem.level),
                 problem_path=str(problem.path), hidden_path=str(hidden) if hidden else None,
