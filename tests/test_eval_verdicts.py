@@ -178,6 +178,46 @@ def test_a_reference_built_from_a_config_dict_is_correct_as_its_own_candidate(tm
     assert record["runtime"] > 0
 
 
+DROPOUT_PROBLEM = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.dropout = nn.Dropout(0.5)  # training mode: the output is random
+
+    def forward(self, x):
+        return self.dropout(x)
+
+
+def get_inputs():
+    return [torch.rand(4096)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_reference_that_draws_random_numbers_is_correct_as_its_own_candidate(tmp_path):
+    """Dropout in training mode (L2/66): the judge and the sandbox seed torch alike before each call,
+    so identical code draws the same mask in every case and every audited timed call; unseeded, half of
+    4096 values would differ."""
+    problems = tmp_path / "problems" / "level1"
+    problems.mkdir(parents=True)
+    (problems / "1_Dropout.py").write_text(DROPOUT_PROBLEM)
+    run_dir = tmp_path / "runs" / "dropout"
+    run_dir.mkdir(parents=True)
+    (run_dir / "level_1_problem_1_sample_0_kernel.py").write_text(DROPOUT_PROBLEM + "\n\nclass ModelNew(Model):\n    pass\n")
+    cfg = load_config("eval", tiny_overrides(tmp_path / "runs", "dropout", problems_dir=str(tmp_path / "problems")))
+    assert evaluate_run(cfg) == 0
+    record = json.loads((run_dir / "eval_results.json").read_text())["1_0"]
+    assert record["eval_status"] == "correct", record["metadata"].get("failed_case")
+    checked = record["metadata"]["cases"] + record["metadata"]["timed_checks"]
+    assert len(checked) >= 7 and all(c["max_abs_diff"] == 0.0 for c in checked)
+
+
 def test_memory_the_judge_itself_cannot_get_is_a_harness_error(tmp_path):
     """When the judge's own copy of the inputs does not fit, the harness failed, not the kernel: the
     record says harness_error (never out_of_memory), and the evaluator goes on."""

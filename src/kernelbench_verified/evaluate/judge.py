@@ -30,7 +30,8 @@ from .launch import Sandbox, kill_group, processes_of_uid, start_sandbox
 from .transport import export_values, import_values, payload_bound
 from ..measure.correctness import ReferenceError, check_reference, compare_outputs
 from ..measure.timing import set_tf32_mode, summarize
-from ..problems.inputs import PRECISIONS, Case, build_model, case_inputs, derived_seed, init_arguments
+from ..problems.inputs import (PRECISIONS, Case, build_model, call_seed, case_inputs, derived_seed,
+                               init_arguments)
 from ..problems.load import load_module
 from ..results import read_json, write_json_atomic
 
@@ -71,11 +72,12 @@ class References:
     def inputs(self, case: Case) -> list:
         return case_inputs(case, self.problem, self.hidden, self.device, self.dtype)
 
-    def run(self, inputs: list) -> list:
-        """The reference's (checked) outputs on `inputs`."""
+    def run(self, case: Case, inputs: list) -> list:
+        """The reference's (checked) outputs on `inputs`, which are `case`'s, drawing `case`'s random numbers."""
         if self.model is None:
             self.model = build_model(self.problem.Model, self.problem, self.job["seed"], self.device, self.dtype)
         try:
+            torch.manual_seed(call_seed(self.job["input_salt"], case.name))
             with torch.no_grad():
                 output = self.model(*inputs)
         except Exception as exc:
@@ -89,7 +91,7 @@ class References:
         for the next sample of the problem while the budget allows."""
         if case.name in self.stored:
             return self.stored[case.name]
-        outputs = self.run(inputs if inputs is not None else self.inputs(case))
+        outputs = self.run(case, inputs if inputs is not None else self.inputs(case))
         size = sum(o.nbytes for o in outputs if isinstance(o, torch.Tensor))
         if self.stored_bytes + size <= self.budget:
             self.stored[case.name] = outputs
@@ -410,7 +412,7 @@ class Conversation:
             expected = refs.get(case, private)
         except ReferenceError as exc:
             raise SampleFailed("harness_error", failed_case=case.name, error=str(exc)) from None
-        shared = self.request("call", private)
+        shared = self.request("call", private, rng_seed=self.rng_seed(case))
         reply = self.expect("output", payload_bound(expected + private))
         outputs = self.receive_outputs(reply)
         verdict = compare_outputs(expected, outputs, self.judge.settings["atol"], self.judge.settings["rtol"])
@@ -431,7 +433,7 @@ class Conversation:
         """One call, unjudged (the Triton cache warm-up); then the sandbox's Triton cache is kept."""
         refs = self.judge.references
         private = refs.inputs(case)
-        self.request("call", private)
+        self.request("call", private, rng_seed=self.rng_seed(case))
         self.expect("output", payload_bound(refs.get(case, private) + private))
         self.post({"op": "end"})
         self.expect("bye")
@@ -442,6 +444,9 @@ class Conversation:
         self.request("memory", self.judge.references.inputs(case))
         reply = self.expect("memory")
         self.record["memory_stats"] = _bounded_json(reply.get("stats"))
+
+    def rng_seed(self, case: Case) -> int:
+        return call_seed(self.job["input_salt"], case.name)
 
     def timing_case(self, trial: int, phase: str = "timed") -> Case:
         """Inputs of timed call `trial`: fresh, from the salt, never seen in a correctness case, and
@@ -488,8 +493,9 @@ class Conversation:
         times, walls, kept, l2_resets = [], [], {}, 0
         bound = payload_bound(buffers) + payload_bound(refs.get(like))
         for index in range(-warmup, trials):
-            fresh = refs.inputs(self.timing_case(index, phase))
-            message = {"op": "trial"}
+            case = self.timing_case(index, phase)
+            fresh = refs.inputs(case)
+            message = {"op": "trial", "rng_seed": self.rng_seed(case)}
             payload = b""
             if self.device.type == "cuda":
                 for buffer, value in zip(buffers, fresh):
@@ -542,7 +548,7 @@ class Conversation:
         for trial in chosen:
             case = self.timing_case(trial)
             try:
-                expected = refs.run(refs.inputs(case))
+                expected = refs.run(case, refs.inputs(case))
             except ReferenceError as exc:
                 raise SampleFailed("harness_error", failed_case=case.name, error=str(exc)) from None
             verdict = compare_outputs(expected, kept[trial], self.judge.settings["atol"], self.judge.settings["rtol"])

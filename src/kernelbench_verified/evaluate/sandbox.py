@@ -91,6 +91,13 @@ def _error(channel: Channel, status: str, exc: BaseException, **extra) -> None:
     channel.send({"event": "error", "status": status, "message": message[-4000:], **extra})
 
 
+def _seed_rng(message: dict) -> None:
+    """The judge's seed for this call (inputs.call_seed), which its reference drew from too."""
+    seed = message.get("rng_seed")
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        torch.manual_seed(seed)
+
+
 def _flatten(output) -> list:
     return list(output) if isinstance(output, (tuple, list)) else [output]
 
@@ -145,6 +152,7 @@ class Session:
 
     def call(self, message: dict) -> None:
         inputs = self._inputs(message)
+        _seed_rng(message)
         watch = integrity.CallWatch(inputs)
         with torch.no_grad():
             outputs = _flatten(self.model(*inputs))
@@ -183,6 +191,7 @@ class Session:
             for buffer, value in zip(self.buffers, self._inputs(message)):
                 if isinstance(buffer, torch.Tensor):
                     buffer.copy_(value)
+        _seed_rng(message)
         with torch.no_grad():
             output, ms = timed_call(lambda: self.model(*self.buffers), self.device, self.tools)
         send_reply(self.channel, {"event": "trial", "ms": ms, "l2_reset": self.tools.last_reset}, _flatten(output))

@@ -102,6 +102,12 @@ def derived_seed(salt: str, *parts) -> int:
     return int.from_bytes(digest[:8], "little") >> 2
 
 
+def call_seed(salt: str, case_name: str) -> int:
+    """The torch seed the judge and the sandbox both set just before the call of `case_name`: a model
+    that draws random numbers (dropout in training mode, L2/66) then draws the same ones as its reference."""
+    return derived_seed(salt, "rng", case_name)
+
+
 def correctness_cases(num_trials: int, seed: int, hidden: ModuleType | None, salt: str | None = None) -> list[Case]:
     """Seeded trials on get_inputs(), then the hidden distributions when a hidden module is given.
     With a `salt` (the evaluator's), every seed is derived from it instead of from `seed` and the
