@@ -2,6 +2,7 @@
 timed in the same session: identical code must score 1.00x and must never be rejected.
 
     python benchmarks/self_speedup.py --levels 1 2 3 [--subset 1 20] [--out self_speedup.json]
+    python benchmarks/self_speedup.py --records RESULTS.json:BASELINE.json ...   (figures of runs made before)
 
 For each level it writes a run of self-candidates (the problem file with `class ModelNew(Model): pass`
 appended, so the kernel stands alone in its jail), times the baseline_time_torch mode into a scratch
@@ -68,6 +69,42 @@ def summary(speedups: dict) -> dict:
             "max_abs_dev": deviation[-1], "worst": [(k, round(v, 4)) for k, v in worst]}
 
 
+def add_level(result: dict, level: int, records: dict, baseline: dict, problems) -> None:
+    """Fold one level's (or one part of a level's) records into `result`, and summarise again."""
+    found = figures(level, records, baseline, problems)
+    result.setdefault("speedups", {}).update(found["speedups"])
+    level_speedups = {k: v for k, v in result["speedups"].items() if k.startswith(f"L{level}/")}
+    result["levels"][level] = summary(level_speedups)
+    result["rejected"] += found["rejected"]
+    result["withheld"] += found["withheld"]
+    result["all"] = summary(result["speedups"])
+
+
+def from_records(pairs: list[str], problems_dir) -> dict:
+    """The figures of runs already made: RECORDS.json:BASELINE.json pairs, one run of one level each,
+    parts of one level merged."""
+    result = {"levels": {}, "rejected": [], "withheld": []}
+    for pair in pairs:
+        records_path, baseline_path = pair.split(":")
+        records = json.loads(Path(records_path).read_text())
+        level, = {int(r["level"]) for r in records.values()}
+        baseline = json.loads(Path(baseline_path).read_text()).get(f"level{level}", {})
+        pids = {int(r["problem_id"]) for r in records.values()}
+        add_level(result, level, records, baseline, [p for p in list_problems(level, problems_dir) if p.pid in pids])
+    return result
+
+
+def print_report(result: dict) -> None:
+    for name, figs in [*result["levels"].items(), ("all", result["all"])]:
+        if figs:
+            print(f"level {name}: n={figs['n']} geomean {figs['geomean']:.4f} median {figs['median']:.4f} "
+                  f"|d| median {figs['median_abs_dev']:.2%} p95 {figs['p95_abs_dev']:.2%} max {figs['max_abs_dev']:.2%}")
+            print(f"  worst: {figs['worst']}")
+    print(f"false rejections: {len(result['rejected'])}; withheld times: {len(result['withheld'])}")
+    for line in result["rejected"] + result["withheld"]:
+        print(f"  {line}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--levels", type=int, nargs="+", default=[1])
@@ -76,12 +113,19 @@ def main() -> None:
     parser.add_argument("--hidden-tests-dir", type=Path)
     parser.add_argument("--work", type=Path, default=Path("/tmp/kbv_self_speedup"))
     parser.add_argument("--extra", nargs="*", default=[], help="more key=value overrides for the eval script")
+    parser.add_argument("--records", nargs="+", metavar="RECORDS:BASELINE",
+                        help="evaluate nothing: the figures of these runs' result and baseline files")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    if args.records:
+        result = from_records(args.records, args.problems_dir)
+        if args.out:
+            args.out.write_text(json.dumps(result, indent=2))
+        print_report(result)
+        return
     subset = f"[{args.subset[0]},{args.subset[1]}]" if args.subset else "[null,null]"
     common = [f"subset={subset}"] + ([f"problems_dir={args.problems_dir}"] if args.problems_dir else [])
     result = {"levels": {}, "rejected": [], "withheld": []}
-    all_speedups = {}
     for level in args.levels:
         problems = list_problems(level, args.problems_dir, tuple(args.subset) if args.subset else (None, None))
         run = write_run(args.work / "runs", level, problems)
@@ -93,22 +137,10 @@ def main() -> None:
                                                 *args.extra])
         records = json.loads((args.work / "runs" / run / "eval_results_hidden.json").read_text())
         baseline = json.loads((args.work / "timing" / "here" / f"{MODE}.json").read_text()).get(f"level{level}", {})
-        found = figures(level, records, baseline, problems)
-        all_speedups.update(found["speedups"])
-        result["levels"][level] = summary(found["speedups"])
-        result["rejected"] += found["rejected"]
-        result["withheld"] += found["withheld"]
-        result["all"] = summary(all_speedups)
+        add_level(result, level, records, baseline, problems)
         if args.out:  # after every level: a session cut short keeps whole levels
             args.out.write_text(json.dumps(result, indent=2))
-    for name, figs in [*result["levels"].items(), ("all", result["all"])]:
-        if figs:
-            print(f"level {name}: n={figs['n']} geomean {figs['geomean']:.4f} median {figs['median']:.4f} "
-                  f"|d| median {figs['median_abs_dev']:.2%} p95 {figs['p95_abs_dev']:.2%} max {figs['max_abs_dev']:.2%}")
-            print(f"  worst: {figs['worst']}")
-    print(f"false rejections: {len(result['rejected'])}; withheld times: {len(result['withheld'])}")
-    for line in result["rejected"] + result["withheld"]:
-        print(f"  {line}")
+    print_report(result)
 
 
 if __name__ == "__main__":
