@@ -33,4 +33,4 @@ demo: install
 	  --degenerate_file $(TINY)/degenerate_problems.json --out runs/demo_leaderboard.html
 
 test: install
-	$(BIN)/python -m pytest -q -rs  # -rs: every skipped test says why (the browser test without Chromium)
+	$(BIN)/python -m pytest -q -rs --durations=15  # -rs: every skipped test says why (the browser test without Chromium); the slowest 15 tests, for CI's 20 minutes
