@@ -42,8 +42,12 @@ def run_script(script: str, overrides: list[str]) -> None:
 
 
 def figures(level: int, records: dict, baseline: dict, problems) -> dict:
-    """Speedups of identical code and every sample the harness failed or did not time."""
-    speedups, rejected, withheld = {}, [], []
+    """Speedups of identical code and every sample the harness failed or did not time. Also each
+    speedup split where the judge timed the reference in the sandbox before the kernel loaded
+    (metadata.reference_ms, a median): baseline to that reference (`to_sandbox`: what the sandbox's
+    timing path costs), and that reference to the candidate (`in_sandbox`: what the kernel's own
+    process adds), both of medians."""
+    speedups, rejected, withheld, to_sandbox, in_sandbox = {}, [], [], {}, {}
     for problem in problems:
         record = records.get(f"{problem.pid}_0", {})
         if record.get("eval_status") != "correct":
@@ -53,8 +57,13 @@ def figures(level: int, records: dict, baseline: dict, problems) -> dict:
             flags = "; ".join(record["metadata"].get("integrity") or [])  # the judge's figures behind the flag
             withheld.append(f"L{level}/{problem.pid}: {record['metadata'].get('runtime_withheld')} ({flags[:300]})")
         elif problem.filename in baseline:
-            speedups[f"L{level}/{problem.pid}"] = baseline[problem.filename]["mean"] / record["runtime"]
-    return {"speedups": speedups, "rejected": rejected, "withheld": withheld}
+            name, reference_ms = f"L{level}/{problem.pid}", record["metadata"].get("reference_ms")
+            speedups[name] = baseline[problem.filename]["mean"] / record["runtime"]
+            if reference_ms:
+                to_sandbox[name] = baseline[problem.filename]["median"] / reference_ms
+                in_sandbox[name] = reference_ms / record["runtime_stats"]["median"]
+    return {"speedups": speedups, "rejected": rejected, "withheld": withheld, "to_sandbox": to_sandbox,
+            "in_sandbox": in_sandbox}
 
 
 def summary(speedups: dict) -> dict:
@@ -72,9 +81,13 @@ def summary(speedups: dict) -> dict:
 def add_level(result: dict, level: int, records: dict, baseline: dict, problems) -> None:
     """Fold one level's (or one part of a level's) records into `result`, and summarise again."""
     found = figures(level, records, baseline, problems)
-    result.setdefault("speedups", {}).update(found["speedups"])
-    level_speedups = {k: v for k, v in result["speedups"].items() if k.startswith(f"L{level}/")}
-    result["levels"][level] = summary(level_speedups)
+    for split in ("speedups", "to_sandbox", "in_sandbox"):
+        result.setdefault(split, {}).update(found[split])
+        of_level = {k: v for k, v in result[split].items() if k.startswith(f"L{level}/")}
+        result.setdefault(f"levels_{split}", {})[level] = summary(of_level)
+    result["levels"][level] = result.pop("levels_speedups")[level]
+    for split in ("to_sandbox", "in_sandbox"):
+        result[f"levels_{split}"]["all"] = summary(result[split])
     result["rejected"] += found["rejected"]
     result["withheld"] += found["withheld"]
     result["all"] = summary(result["speedups"])
@@ -100,6 +113,12 @@ def print_report(result: dict) -> None:
             print(f"level {name}: n={figs['n']} geomean {figs['geomean']:.4f} median {figs['median']:.4f} "
                   f"|d| median {figs['median_abs_dev']:.2%} p95 {figs['p95_abs_dev']:.2%} max {figs['max_abs_dev']:.2%}")
             print(f"  worst: {figs['worst']}")
+        for split, what in (("to_sandbox", "baseline / reference in the sandbox"),
+                            ("in_sandbox", "reference in the sandbox / candidate")):
+            part = result.get(f"levels_{split}", {}).get(name)
+            if part:
+                print(f"  {what}: geomean {part['geomean']:.4f} |d| median {part['median_abs_dev']:.2%} "
+                      f"p95 {part['p95_abs_dev']:.2%}")
     print(f"false rejections: {len(result['rejected'])}; withheld times: {len(result['withheld'])}")
     for line in result["rejected"] + result["withheld"]:
         print(f"  {line}")
