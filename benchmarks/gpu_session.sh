@@ -45,10 +45,11 @@ cold_builds() {  # 18 distinct load_inline kernels, cold: without, with a new an
 exploit_suite() {
     python3 benchmarks/exploit_suite.py --timeout 60 --cpu-workers 16 --out "$logs/H200_exploit_suite.json"
 }
-self_speedup() {  # identical code must score 1.00x and never be rejected (SELF_LEVELS, default 1 2 3 4)
+self_speedup() {  # identical code must score 1.00x and never be rejected (SELF_LEVELS, default 1 2 3 4;
+    # SELF_TIMING_PATH=sandbox times the baseline as kernels are timed)
     rm -rf /tmp/kbv_self_work  # a fresh baseline and fresh records, never a resumed earlier pass
     python3 benchmarks/self_speedup.py --levels ${SELF_LEVELS:-1 2 3 4} --out "$logs/self_speedup.json" \
-        --work /tmp/kbv_self_work
+        --work /tmp/kbv_self_work --timing-path "${SELF_TIMING_PATH:-process}"
     local rc=$?
     # Every record and the baseline, flat in LOGDIR (the device tool returns no deeply nested folder).
     for records in /tmp/kbv_self_work/runs/*/eval_results_hidden.json; do

@@ -1,7 +1,7 @@
 """Every reference evaluated as its own candidate (`class ModelNew(Model): pass`), against a baseline
 timed in the same session: identical code must score 1.00x and must never be rejected.
 
-    python benchmarks/self_speedup.py --levels 1 2 3 [--subset 1 20] [--out self_speedup.json]
+    python benchmarks/self_speedup.py --levels 1 2 3 [--subset 1 20] [--timing-path sandbox] [--out f.json]
     python benchmarks/self_speedup.py --records RESULTS.json:BASELINE.json ...   (figures of runs made before)
 
 For each level it writes a run of self-candidates (the problem file with `class ModelNew(Model): pass`
@@ -132,6 +132,8 @@ def main() -> None:
     parser.add_argument("--hidden-tests-dir", type=Path)
     parser.add_argument("--work", type=Path, default=Path("/tmp/kbv_self_speedup"))
     parser.add_argument("--extra", nargs="*", default=[], help="more key=value overrides for the eval script")
+    parser.add_argument("--timing-path", choices=("process", "sandbox"), default="process",
+                        help="how the baseline is timed (generate_baseline_time.py timing_path=)")
     parser.add_argument("--records", nargs="+", metavar="RECORDS:BASELINE",
                         help="evaluate nothing: the figures of these runs' result and baseline files")
     parser.add_argument("--out", type=Path)
@@ -149,7 +151,8 @@ def main() -> None:
         problems = list_problems(level, args.problems_dir, tuple(args.subset) if args.subset else (None, None))
         run = write_run(args.work / "runs", level, problems)
         run_script("generate_baseline_time.py", [f"level={level}", f"out_dir={args.work / 'timing'}",
-                                                 f"modes=[{MODE}]", "hardware=here", *common])
+                                                 f"modes=[{MODE}]", "hardware=here", f"timing_path={args.timing_path}",
+                                                 f"sandbox_runs_dir={args.work / 'baseline_runs'}", *common])
         hidden = [f"hidden_tests_dir={args.hidden_tests_dir}"] if args.hidden_tests_dir else []
         run_script("eval_from_generations.py", [f"run_name={run}", f"runs_dir={args.work / 'runs'}",
                                                 f"level={level}", "use_hidden_tests=True", *common, *hidden,

@@ -201,3 +201,33 @@ def test_gpu_run_records_the_gpu_and_peak_memory(tmp_path):
         assert fingerprint["precision_flags"]["cuda_matmul_allow_tf32"] == (mode == "baseline_time_torch_tf32")
         for entry in data["level1"].values():
             assert entry["device"] == "cuda:0" and entry["peak_memory"] > 0 and entry["mean"] > 0
+
+
+def test_sandbox_path_times_each_reference_as_its_own_candidate_and_resumes(tmp_path):
+    """timing_path=sandbox: each reference is timed by the judge in the jail, as a kernel is, with the
+    mode's precision; its entry is the judge's statistics, a reference that fails is a failure named by
+    the status the judge gave it, a re-run takes nothing, and a file of the other path is never mixed in."""
+    problems = tmp_path / "problems" / "level1"
+    problems.mkdir(parents=True)
+    relu = (TINY / "KernelBench" / "level1" / "1_ReLU.py").read_text()
+    (problems / "1_ReLU.py").write_text(relu)
+    (problems / "2_Raises.py").write_text(relu.replace("return torch.relu(x)", "raise RuntimeError('reference broke')"))
+    args = ("modes=[baseline_time_torch,baseline_time_torch_bf16]", "subset=[null,null]", "timing_path=sandbox",
+            f"sandbox_runs_dir={tmp_path / 'runs'}")
+    result = generate(tmp_path / "out", *args, problems_dir=tmp_path / "problems")
+    assert result.returncode == 0, result.stderr
+    for mode, precision in (("baseline_time_torch", "fp32"), ("baseline_time_torch_bf16", "bf16")):
+        baseline = load_baseline(tmp_path / "out" / "cpu" / f"{mode}.json")
+        assert baseline.fingerprint["timing_path"] == "sandbox" and baseline.fingerprint["precision"] == precision
+        entry = baseline.levels["level1"]["1_ReLU.py"]
+        record = read(tmp_path / "runs" / f"{mode}_level1" / "eval_results.json")["1_0"]
+        assert record["metadata"]["precision"] == precision and record["metadata"]["sandbox"] == "jail"
+        assert entry["num_trials"] == 2 and entry["mean"] == record["runtime_stats"]["mean"] == record["runtime"]
+        failure = baseline.failures["level1"]["2_Raises.py"]["error"]
+        assert failure.startswith("harness_error as its own candidate") and "reference broke" in failure
+    again = generate(tmp_path / "out", *args, problems_dir=tmp_path / "problems")
+    assert again.returncode == 0 and "0 timing(s) to take" in again.stdout
+    other_path = generate(tmp_path / "out", *args[:2], problems_dir=tmp_path / "problems")
+    assert other_path.returncode == 2 and "timing paths differ" in other_path.stderr
+    compiled = generate(tmp_path / "out", *args, "compile_modes=[inductor_default]", problems_dir=tmp_path / "problems")
+    assert compiled.returncode == 2 and len(compiled.stderr.strip().splitlines()) == 1

@@ -17,6 +17,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from ..measure.environment import gpu_model_id
+from .sandboxed import check_modes, time_in_sandbox
 from .timing import COMPILE_PREFIX, MODES, finish_entry, mode_fingerprint, time_job
 from ..measure.baseline_files import Baseline, load_baseline
 from ..config import (child_visible_devices, parse_subset, require_choice, require_int, resolve_devices,
@@ -41,7 +42,13 @@ def settings_from_config(cfg: DictConfig) -> dict:
                         f"{', '.join(MODES)} (compile_modes take the part after {COMPILE_PREFIX})")
     if not modes:
         raise UserError("no modes to time: set modes=[...] or compile_modes=[...]")
-    return {"modes": list(dict.fromkeys(modes)), "levels": _levels(cfg.level), "subset": parse_subset(cfg.subset),
+    require_choice(cfg, "timing_path", ("process", "sandbox"))
+    if cfg.timing_path == "sandbox" and (compiled := check_modes(modes)):
+        raise UserError(f"timing_path=sandbox times references as kernels are timed, and torch.compile is no "
+                        f"setting of a kernel's evaluation: time {', '.join(compiled)} with timing_path=process")
+    if cfg.timing_path == "sandbox" and cfg.eval_mode != "local":
+        raise UserError("timing_path=sandbox runs with eval_mode=local only (the evaluator's ray mode is not wired in)")
+    return {"modes": list(dict.fromkeys(modes)), "timing_path": cfg.timing_path, "levels": _levels(cfg.level), "subset": parse_subset(cfg.subset),
             "seed": cfg.seed, "num_perf_trials": cfg.num_perf_trials, "num_warmup": cfg.num_warmup,
             "num_perf_trials_by_level": trials_by_level(cfg),
             "flush_l2": bool(cfg.flush_l2), "eval_mode": cfg.eval_mode}
@@ -85,6 +92,9 @@ def _same_environment(path: Path, existing: Baseline, fingerprint: dict, force: 
     """Timings taken on another GPU, software or settings never share a file: without force that is
     an error; with force the old timings are dropped (the file is rewritten from scratch)."""
     differences = compare_fingerprints(existing.fingerprint, fingerprint, names=("the existing file", "this run"))
+    paths = [(fp or {}).get("timing_path", "process") for fp in (existing.fingerprint, fingerprint)]
+    if paths[0] != paths[1]:
+        differences.append(f"timing paths differ: the existing file {paths[0]} vs this run {paths[1]}")
     if not differences:
         return True
     if not force:
@@ -123,6 +133,8 @@ def generate_baselines(cfg: DictConfig) -> int:
           f"on {devices[0]} x{len(devices)}; files -> {Path(cfg.out_dir) / hardware}/")
     if settings["eval_mode"] == "ray":
         timers.run(jobs, files, Progress(total, bool(cfg.verbose)))
+    elif jobs and settings["timing_path"] == "sandbox":
+        time_in_sandbox(cfg, settings, jobs, files, fingerprints, devices[0])
     elif jobs:
         dispatch(jobs, settings, devices, files, fingerprints, bool(cfg.verbose))
     return report(files, problems, settings["modes"])

@@ -99,7 +99,8 @@ def release(device: torch.device, mode: Mode) -> None:
 def mode_fingerprint(mode_name: str, device: torch.device, settings: dict) -> dict:
     """The fingerprint of a baseline mode's file."""
     mode = MODES[mode_name]
-    return dict(fingerprint_for(device, mode.tf32, mode.precision, settings, mode_name), compile=mode.compile)
+    return dict(fingerprint_for(device, mode.tf32, mode.precision, settings, mode_name), compile=mode.compile,
+                timing_path=settings.get("timing_path", "process"))
 
 
 def time_job(job: dict, settings: dict, device):

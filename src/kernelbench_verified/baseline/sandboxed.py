@@ -1,0 +1,85 @@
+"""timing_path=sandbox: every reference timed exactly as a kernel is, as its own candidate.
+
+Each pending reference becomes the kernel file `class ModelNew(Model): pass` of a run under
+`sandbox_runs_dir`; evaluate_run then times it through the judge, the jail and the per-call requests
+that every kernel's timed calls take, with the mode's TF32 setting and precision. The record's judge
+statistics become the baseline entry. On the H200, the reference timed in the sandbox ran 1.3 % slower
+than in a plain process on level 2 while a candidate matched it there (geometric mean 1.000): with
+both sides timed on one path, identical code scores 1.00x by construction (benchmarks/self_speedup.py).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from omegaconf import DictConfig, OmegaConf
+
+from ..config import load_config
+from ..evaluate.run import evaluate_run, result_filename
+from ..problems.load import self_candidate
+from ..results import read_json
+from .timing import MODES, STAT_KEYS, finish_entry
+
+
+def entry_from_record(record: dict | None) -> dict:
+    """A baseline entry from a self-candidate's record; anything but a correct, timed record is a failure."""
+    if not record:
+        return {"error": "not evaluated: the run has no record of it"}
+    meta = record.get("metadata", {})
+    if record.get("eval_status") != "correct" or record.get("runtime", -1) <= 0:
+        why = meta.get("error") or meta.get("failed_case") or meta.get("runtime_withheld") or ""
+        return {"error": f"{record.get('eval_status')} as its own candidate: {str(why)[:300]}"}
+    stats = record["runtime_stats"]
+    return dict({key: stats[key] for key in STAT_KEYS}, peak_memory=int(record.get("peak_memory", -1)),
+                seconds=float(meta.get("eval_seconds") or 0.0))
+
+
+def eval_config(cfg: DictConfig, settings: dict, mode_name: str, level: int, runs_dir: Path, run_name: str):
+    """The evaluator's config for one mode and level: the baseline's timing settings, nothing judged
+    beyond one correctness trial (the reference against itself), no static checks."""
+    mode = MODES[mode_name]
+    overrides = [f"run_name={run_name}", f"runs_dir={runs_dir}", f"level={level}", f"device={cfg.device}",
+                 f"num_gpu_devices={cfg.num_gpu_devices}", f"precision={mode.precision}",
+                 f"tf32_mode={mode.tf32}", f"num_perf_trials={settings['num_perf_trials']}",
+                 f"num_warmup={settings['num_warmup']}", f"flush_l2={settings['flush_l2']}",
+                 f"seed={settings['seed']}", "num_correct_trials=1", "use_hidden_tests=False",
+                 "measure_performance=True", "static_check=off"]
+    if cfg.problems_dir:
+        overrides.append(f"problems_dir={cfg.problems_dir}")
+    eval_cfg = load_config("eval", overrides)
+    OmegaConf.update(eval_cfg, "num_perf_trials_by_level", dict(settings["num_perf_trials_by_level"]), merge=False)
+    return eval_cfg
+
+
+def time_in_sandbox(cfg: DictConfig, settings: dict, jobs: list[dict], files, fingerprints: dict,
+                    device: str) -> None:
+    """Time every pending (problem, mode) of `jobs` through the evaluator; each level and mode is one
+    run, resumed by the evaluator if it was cut short, then written to the baseline files."""
+    runs_dir = Path(cfg.sandbox_runs_dir)
+    for mode in settings["modes"]:
+        for level in sorted({job["level"] for job in jobs if mode in job["modes"]}):
+            pending = [job for job in jobs if job["level"] == level and mode in job["modes"]]
+            run_name = f"{mode}_level{level}"
+            run_dir = runs_dir / run_name
+            if cfg.force:
+                shutil.rmtree(run_dir, ignore_errors=True)
+            run_dir.mkdir(parents=True, exist_ok=True)
+            for job in pending:
+                pid = int(job["filename"].split("_", 1)[0])
+                (run_dir / f"level_{level}_problem_{pid}_sample_0_kernel.py").write_text(
+                    self_candidate(Path(job["path"]).read_text()))
+            print(f"{mode}, level {level}: {len(pending)} reference(s) timed as their own candidates "
+                  f"-> {run_dir}")
+            evaluate_run(eval_config(cfg, settings, mode, level, runs_dir, run_name))
+            records = read_json(run_dir / result_filename(False), "results file")
+            for job in pending:
+                pid = int(job["filename"].split("_", 1)[0])
+                entry = entry_from_record(records.get(f"{pid}_0"))
+                files.put(mode, level, job["filename"], finish_entry(entry, job, device, fingerprints[mode]))
+
+
+def check_modes(modes: list[str]) -> list[str]:
+    """The modes timing_path=sandbox cannot time: torch.compile is not a setting of a kernel's evaluation."""
+    return [mode for mode in modes if MODES[mode].compile]
+
