@@ -17,7 +17,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from ..measure.environment import gpu_model_id
-from .sandboxed import check_modes, time_in_sandbox
+from .sandboxed import compiled_modes, time_in_sandbox
 from .timing import COMPILE_PREFIX, MODES, finish_entry, mode_fingerprint, time_job
 from ..measure.baseline_files import Baseline, load_baseline
 from ..config import (child_visible_devices, parse_subset, require_choice, require_int, resolve_devices,
@@ -43,12 +43,13 @@ def settings_from_config(cfg: DictConfig) -> dict:
     if not modes:
         raise UserError("no modes to time: set modes=[...] or compile_modes=[...]")
     require_choice(cfg, "timing_path", ("process", "sandbox"))
-    if cfg.timing_path == "sandbox" and (compiled := check_modes(modes)):
+    if cfg.timing_path == "sandbox" and (compiled := compiled_modes(modes)):
         raise UserError(f"timing_path=sandbox times references as kernels are timed, and torch.compile is no "
                         f"setting of a kernel's evaluation: time {', '.join(compiled)} with timing_path=process")
     if cfg.timing_path == "sandbox" and cfg.eval_mode != "local":
         raise UserError("timing_path=sandbox runs with eval_mode=local only (the evaluator's ray mode is not wired in)")
-    return {"modes": list(dict.fromkeys(modes)), "timing_path": cfg.timing_path, "levels": _levels(cfg.level), "subset": parse_subset(cfg.subset),
+    return {"modes": list(dict.fromkeys(modes)), "timing_path": cfg.timing_path, "levels": _levels(cfg.level),
+            "subset": parse_subset(cfg.subset),
             "seed": cfg.seed, "num_perf_trials": cfg.num_perf_trials, "num_warmup": cfg.num_warmup,
             "num_perf_trials_by_level": trials_by_level(cfg),
             "flush_l2": bool(cfg.flush_l2), "eval_mode": cfg.eval_mode}
@@ -124,7 +125,7 @@ def generate_baselines(cfg: DictConfig) -> int:
         pending = [m for m in settings["modes"] if cfg.force
                    or not files.done(m, problem.level, problem.filename, bool(cfg.retry_failed))]
         if pending:
-            jobs.append({"key": f"{problem.level}/{problem.filename}", "level": problem.level,
+            jobs.append({"key": f"{problem.level}/{problem.filename}", "level": problem.level, "pid": problem.pid,
                          "filename": problem.filename, "path": str(problem.path), "modes": pending,
                          "problem_sha256": problem.source_sha256})
     total = sum(len(job["modes"]) for job in jobs)

@@ -5,7 +5,7 @@ Each pending reference becomes the kernel file `class ModelNew(Model): pass` of 
 that every kernel's timed calls take, with the mode's TF32 setting and precision. The record's judge
 statistics become the baseline entry. On the H200, the reference timed in the sandbox ran 1.3 % slower
 than in a plain process on level 2 while a candidate matched it there (geometric mean 1.000): with
-both sides timed on one path, identical code scores 1.00x by construction (benchmarks/self_speedup.py).
+both sides timed on one path, identical code has nothing to differ by but noise (benchmarks/self_speedup.py).
 """
 
 from __future__ import annotations
@@ -66,20 +66,18 @@ def time_in_sandbox(cfg: DictConfig, settings: dict, jobs: list[dict], files, fi
                 shutil.rmtree(run_dir, ignore_errors=True)
             run_dir.mkdir(parents=True, exist_ok=True)
             for job in pending:
-                pid = int(job["filename"].split("_", 1)[0])
-                (run_dir / f"level_{level}_problem_{pid}_sample_0_kernel.py").write_text(
+                (run_dir / f"level_{level}_problem_{job['pid']}_sample_0_kernel.py").write_text(
                     self_candidate(Path(job["path"]).read_text()))
             print(f"{mode}, level {level}: {len(pending)} reference(s) timed as their own candidates "
                   f"-> {run_dir}")
             evaluate_run(eval_config(cfg, settings, mode, level, runs_dir, run_name))
             records = read_json(run_dir / result_filename(False), "results file")
             for job in pending:
-                pid = int(job["filename"].split("_", 1)[0])
-                entry = entry_from_record(records.get(f"{pid}_0"))
+                entry = entry_from_record(records.get(f"{job['pid']}_0"))
                 files.put(mode, level, job["filename"], finish_entry(entry, job, device, fingerprints[mode]))
 
 
-def check_modes(modes: list[str]) -> list[str]:
+def compiled_modes(modes: list[str]) -> list[str]:
     """The modes timing_path=sandbox cannot time: torch.compile is not a setting of a kernel's evaluation."""
     return [mode for mode in modes if MODES[mode].compile]
 
