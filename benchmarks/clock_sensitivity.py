@@ -47,7 +47,7 @@ def caught(record: dict, fake: float) -> bool:
     if raw:
         reported = [t * (1 - fake) for t in raw["reported"]]
         flags = timing_flags(dict(stats, num_trials=len(reported)), reported, raw["waited"],
-                             raw["calibration_overhead"])
+                             raw["calibration_overhead"], calibrated=True)
         return any(f.startswith("timing_below_judge_clock") for f in flags)
     median = stats["median"]  # without the raw figures: each call's gap grows by fake x its time
     gap = metadata["judge_clock_gap_ms"] + fake * median

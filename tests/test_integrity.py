@@ -43,7 +43,7 @@ def test_the_clock_check_can_be_rerun_from_the_recorded_raw_figures(results, key
     raw = metadata["judge_trials_ms"]
     assert len(raw["reported"]) == len(raw["waited"]) == 20 and raw["calibration_overhead"]
     stats = results[key]["runtime_stats"] or metadata["untrusted_runtime_stats"]
-    flags = timing_flags(stats, raw["reported"], raw["waited"], raw["calibration_overhead"])
+    flags = timing_flags(stats, raw["reported"], raw["waited"], raw["calibration_overhead"], calibrated=False)
     assert [f.split(":")[0] for f in flags] == [f.split(":")[0] for f in metadata["integrity"]]
 
 
@@ -77,18 +77,18 @@ def test_what_the_kernel_process_reports_is_kept_but_decides_nothing(results):
 def test_timing_cross_check_rules():
     stats = {"num_trials": 100}
     times, null = [10.0] * 100, [0.1] * 30
-    assert timing_flags(stats, times, [10.2] * 100, null) == []
-    assert "timing_exceeds_wall_clock" in timing_flags(stats, times, [5.0] * 100, null)[0]
-    assert "timing_far_below_wall_clock" in timing_flags(stats, times, [50.0] * 100, null)[0]
+    assert timing_flags(stats, times, [10.2] * 100, null, calibrated=True) == []
+    assert "timing_exceeds_wall_clock" in timing_flags(stats, times, [5.0] * 100, null, calibrated=False)[0]
+    assert "timing_far_below_wall_clock" in timing_flags(stats, times, [50.0] * 100, null, calibrated=False)[0]
     # 10% faked on a 5 ms kernel: the judge waited 0.5 ms per call more than the reference trials explain,
     # beyond the slack of 4 % + 0.2 ms.
-    faked = timing_flags(stats, [4.5] * 100, [5.1] * 100, null)
+    faked = timing_flags(stats, [4.5] * 100, [5.1] * 100, null, calibrated=True)
     assert faked and faked[0].startswith("timing_below_judge_clock")
-    assert timing_flags(stats, [5.0] * 100, [5.1] * 100, null) == []
+    assert timing_flags(stats, [5.0] * 100, [5.1] * 100, null, calibrated=True) == []
     # An honest tiny kernel whose calls took 0.18 ms more than the calibration's (seen on the H200) keeps its time.
-    assert timing_flags(stats, [0.08] * 100, [0.36] * 100, null) == []
+    assert timing_flags(stats, [0.08] * 100, [0.36] * 100, null, calibrated=True) == []
     refused = dict(stats, persisting_l2_resets=99)  # the driver refused one reset
-    assert timing_flags(refused, times, [10.2] * 100, null) == ["persisting_l2_not_reset: 99 of 100 trials"]
+    assert timing_flags(refused, times, [10.2] * 100, null, True) == ["persisting_l2_not_reset: 99 of 100 trials"]
 
 
 def test_honest_timed_calls_pass_their_audits(results):

@@ -81,9 +81,8 @@ OUTCOMES = {
     "zt_pre_sent_trials_ready.py": Fails(("incorrect",), failed_case="timed_call_"),
     # Extra: an "output" header claiming 2**40 payload bytes, far above what the outputs can hold.
     "zt_payload_count_lie.py": Fails(("protocol_violation",), error="a payload of 1099511627776 bytes"),
-    # Extra: time reported at 0.55 of real, inside the coarse allowance of 2x the reported time; the judge's
-    # calibrated clock (on the CPU too) sees 9 ms per call it cannot explain.
-    "zt_forge_timing_half.py": Withheld("timing_below_judge_clock"),
+    # Extra: time reported at 0.55 of real, inside the judge's allowance of 2x the reported time.
+    "zt_forge_timing_half.py": Withheld("timing_far_below_wall_clock"),
     # Extra: ReLU in every correctness case, the identity once the "timing" request has arrived. Each timed
     # call's inputs are scaled like one of the run's cases chosen at random, so some audited calls see the
     # negative distribution, where the identity is not ReLU.
@@ -92,7 +91,11 @@ OUTCOMES = {
 # Found to get through (see each reason): the expectation above is the property the harness should
 # have; the test is an expected failure until it does.
 # Timing-dependent, so not strict: under heavy CPU contention the judge's allowance may still flag them.
-KNOWN_GAPS: dict[str, str] = {}  # fixture -> why it still earns something (an xfail), none today
+KNOWN_GAPS = {
+    "zt_forge_timing_half.py": "on the CPU only the coarse wall-clock check applies (the judge waited more than "
+                               "twice the reported time plus the reference trials' overhead): a time reported at 0.55 "
+                               "of real passes it; the calibrated check that catches it runs on CUDA only",
+}
 ATTACKS = sorted(OUTCOMES)
 NUM_SAMPLES = len(ATTACKS) + 1  # the honest kernel is the last sample
 HONEST_SID = len(ATTACKS)

@@ -478,7 +478,8 @@ class Conversation:
         if self.clock_overhead:
             self.record["judge_clock_gap_ms"] = (statistics.median(w - t for t, w in zip(times, walls))
                                                  - statistics.median(self.clock_overhead))
-        self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, self.clock_overhead)
+        self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, self.clock_overhead,
+                                                calibrated=self.device.type == "cuda")
         self.audit(kept)
 
     def run_trials(self, buffers: list, like: Case, phase: str, warmup: int, trials: int, keep: set,
@@ -617,12 +618,12 @@ def _rounded(values: list) -> list:
     return [round(v, 3) for v in values]
 
 
-def timing_flags(stats: dict, times: list, walls: list, clock_overhead: list) -> list[str]:
+def timing_flags(stats: dict, times: list, walls: list, clock_overhead: list, calibrated: bool) -> list[str]:
     """The judge's clock against the reported event times, trial by trial: a call cannot take longer
     than the judge waited for it, and a call much shorter than that is suspicious (beyond what the
-    reference's trials showed the judge's clock adds): the median gap between the judge's clock and the
-    reported time may exceed the reference trials' median gap by at most SLACK_FRACTION of the reported
-    time plus SLACK_MS, on CUDA and on the CPU alike."""
+    reference's trials showed the judge's clock adds). `calibrated` (CUDA, where the clock is steady enough): the
+    median gap between the judge's clock and the reported time may exceed the reference trials' median gap
+    by at most SLACK_FRACTION of the reported time plus SLACK_MS."""
     flags = []
     resets = stats.get("persisting_l2_resets")
     if resets is not None and resets < stats["num_trials"]:
@@ -635,7 +636,7 @@ def timing_flags(stats: dict, times: list, walls: list, clock_overhead: list) ->
     overhead = statistics.median(clock_overhead) * len(times) / 1e3 if clock_overhead else 0.002 * len(times)
     if waited > 2 * (reported + overhead) + 0.1:
         flags.append(f"timing_far_below_wall_clock: {reported:.3f} s reported, {waited:.3f} s waited")
-    if clock_overhead:
+    if calibrated and clock_overhead:
         gap = statistics.median(w - t for t, w in zip(times, walls)) - statistics.median(clock_overhead)
         allowed = SLACK_FRACTION * statistics.median(times) + SLACK_MS
         if gap > allowed:
