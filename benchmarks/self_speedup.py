@@ -78,19 +78,24 @@ def summary(speedups: dict) -> dict:
             "max_abs_dev": deviation[-1], "worst": [(k, round(v, 4)) for k, v in worst]}
 
 
+SPLITS = {"to_sandbox": "baseline / reference in the sandbox", "in_sandbox": "reference in the sandbox / candidate"}
+
+
 def add_level(result: dict, level: int, records: dict, baseline: dict, problems) -> None:
     """Fold one level's (or one part of a level's) records into `result`, and summarise again."""
     found = figures(level, records, baseline, problems)
-    for split in ("speedups", "to_sandbox", "in_sandbox"):
-        result.setdefault(split, {}).update(found[split])
-        of_level = {k: v for k, v in result[split].items() if k.startswith(f"L{level}/")}
-        result.setdefault(f"levels_{split}", {})[level] = summary(of_level)
-    result["levels"][level] = result.pop("levels_speedups")[level]
-    for split in ("to_sandbox", "in_sandbox"):
-        result[f"levels_{split}"]["all"] = summary(result[split])
+    for key in ("speedups", *SPLITS):
+        result.setdefault(key, {}).update(found[key])
+
+    def of_level(values: dict) -> dict:
+        return summary({k: v for k, v in values.items() if k.startswith(f"L{level}/")})
+
+    result["levels"][level], result["all"] = of_level(result["speedups"]), summary(result["speedups"])
+    for split in SPLITS:
+        result.setdefault("splits", {}).setdefault(split, {}).update(
+            {level: of_level(result[split]), "all": summary(result[split])})
     result["rejected"] += found["rejected"]
     result["withheld"] += found["withheld"]
-    result["all"] = summary(result["speedups"])
 
 
 def from_records(pairs: list[str], problems_dir) -> dict:
@@ -113,9 +118,8 @@ def print_report(result: dict) -> None:
             print(f"level {name}: n={figs['n']} geomean {figs['geomean']:.4f} median {figs['median']:.4f} "
                   f"|d| median {figs['median_abs_dev']:.2%} p95 {figs['p95_abs_dev']:.2%} max {figs['max_abs_dev']:.2%}")
             print(f"  worst: {figs['worst']}")
-        for split, what in (("to_sandbox", "baseline / reference in the sandbox"),
-                            ("in_sandbox", "reference in the sandbox / candidate")):
-            part = result.get(f"levels_{split}", {}).get(name)
+        for split, what in SPLITS.items():
+            part = result.get("splits", {}).get(split, {}).get(name)
             if part:
                 print(f"  {what}: geomean {part['geomean']:.4f} |d| median {part['median_abs_dev']:.2%} "
                       f"p95 {part['p95_abs_dev']:.2%}")

@@ -17,7 +17,6 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from ..measure.environment import gpu_model_id
-from .sandboxed import compiled_modes, time_in_sandbox
 from .timing import COMPILE_PREFIX, MODES, finish_entry, mode_fingerprint, time_job
 from ..measure.baseline_files import Baseline, load_baseline
 from ..config import (child_visible_devices, parse_subset, require_choice, require_int, resolve_devices,
@@ -43,7 +42,7 @@ def settings_from_config(cfg: DictConfig) -> dict:
     if not modes:
         raise UserError("no modes to time: set modes=[...] or compile_modes=[...]")
     require_choice(cfg, "timing_path", ("process", "sandbox"))
-    if cfg.timing_path == "sandbox" and (compiled := compiled_modes(modes)):
+    if cfg.timing_path == "sandbox" and (compiled := [m for m in modes if MODES[m].compile]):
         raise UserError(f"timing_path=sandbox times references as kernels are timed, and torch.compile is no "
                         f"setting of a kernel's evaluation: time {', '.join(compiled)} with timing_path=process")
     if cfg.timing_path == "sandbox" and cfg.eval_mode != "local":
@@ -135,6 +134,8 @@ def generate_baselines(cfg: DictConfig) -> int:
     if settings["eval_mode"] == "ray":
         timers.run(jobs, files, Progress(total, bool(cfg.verbose)))
     elif jobs and settings["timing_path"] == "sandbox":
+        from .sandboxed import time_in_sandbox  # the evaluator, imported only for this path
+
         time_in_sandbox(cfg, settings, jobs, files, fingerprints, devices[0])
     elif jobs:
         dispatch(jobs, settings, devices, files, fingerprints, bool(cfg.verbose))

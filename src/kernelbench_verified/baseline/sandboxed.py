@@ -76,8 +76,3 @@ def time_in_sandbox(cfg: DictConfig, settings: dict, jobs: list[dict], files, fi
                 entry = entry_from_record(records.get(f"{job['pid']}_0"))
                 files.put(mode, level, job["filename"], finish_entry(entry, job, device, fingerprints[mode]))
 
-
-def compiled_modes(modes: list[str]) -> list[str]:
-    """The modes timing_path=sandbox cannot time: torch.compile is not a setting of a kernel's evaluation."""
-    return [mode for mode in modes if MODES[mode].compile]
-
