@@ -227,6 +227,10 @@ def test_sandbox_path_times_each_reference_as_its_own_candidate_and_resumes(tmp_
         assert failure.startswith("harness_error as its own candidate") and "reference broke" in failure
     again = generate(tmp_path / "out", *args, problems_dir=tmp_path / "problems")
     assert again.returncode == 0 and "0 timing(s) to take" in again.stdout
+    (problems / "2_Raises.py").write_text(relu)  # mended: retry_failed times it afresh, not from its old record
+    retried = generate(tmp_path / "out", *args, "retry_failed=true", problems_dir=tmp_path / "problems")
+    assert retried.returncode == 0, retried.stderr
+    assert "2_Raises.py" in load_baseline(tmp_path / "out" / "cpu" / "baseline_time_torch.json").levels["level1"]
     other_path = generate(tmp_path / "out", *args[:2], problems_dir=tmp_path / "problems")
     assert other_path.returncode == 2 and "timing paths differ" in other_path.stderr
     compiled = generate(tmp_path / "out", *args, "compile_modes=[inductor_default]", problems_dir=tmp_path / "problems")

@@ -18,7 +18,7 @@ from omegaconf import DictConfig, OmegaConf
 from ..config import load_config
 from ..evaluate.run import evaluate_run, result_filename
 from ..problems.load import self_candidate
-from ..results import read_json
+from ..results import read_json, write_json_atomic
 from .timing import MODES, STAT_KEYS, finish_entry
 
 
@@ -65,6 +65,8 @@ def time_in_sandbox(cfg: DictConfig, settings: dict, jobs: list[dict], files, fi
             if cfg.force:
                 shutil.rmtree(run_dir, ignore_errors=True)
             run_dir.mkdir(parents=True, exist_ok=True)
+            _forget_failures(run_dir, [job for job in pending if job["filename"] in files.files[mode].failures.get(
+                f"level{level}", {})])
             for job in pending:
                 (run_dir / f"level_{level}_problem_{job['pid']}_sample_0_kernel.py").write_text(
                     self_candidate(Path(job["path"]).read_text()))
@@ -76,3 +78,14 @@ def time_in_sandbox(cfg: DictConfig, settings: dict, jobs: list[dict], files, fi
                 entry = entry_from_record(records.get(f"{job['pid']}_0"))
                 files.put(mode, level, job["filename"], finish_entry(entry, job, device, fingerprints[mode]))
 
+
+
+def _forget_failures(run_dir: Path, jobs: list[dict]) -> None:
+    """Drop the run's records of references the baseline file holds as failures (retry_failed=true), so
+    the evaluator times them again instead of resuming their old record. Records of references the file
+    does not hold yet stay: they are a run cut short, resumed."""
+    path = run_dir / result_filename(False)
+    if not jobs or not path.is_file():
+        return
+    records = read_json(path, "results file")
+    write_json_atomic(path, {k: v for k, v in records.items() if k not in {f"{job['pid']}_0" for job in jobs}})
