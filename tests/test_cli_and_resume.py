@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -9,8 +10,9 @@ import time
 
 import pytest
 
-from conftest import ROOT, load_config, make_run, tiny_overrides
+from conftest import ROOT, TINY, load_config, make_run, tiny_overrides
 from kernelbench_verified.errors import UserError
+from kernelbench_verified.problems.load import source_sha256
 
 SCRIPT = ROOT / "scripts" / "eval_from_generations.py"
 
@@ -84,6 +86,24 @@ def test_killed_run_resumes_without_reevaluating_finished_samples(tmp_path):
     final = json.loads(results.read_text())
     assert final["1_0"] == first["1_0"]
     assert [final[k]["eval_status"] for k in ("1_0", "1_1", "1_2")] == ["correct"] * 3
+
+
+def test_a_record_of_another_version_of_the_problem_file_is_evaluated_again(tmp_path):
+    """A re-run resumes a sample only if its record was judged against the same problem file: after the
+    reference changes (or problems_dir= points elsewhere) the old verdict is no evidence."""
+    problems = tmp_path / "KernelBench"
+    shutil.copytree(TINY / "KernelBench", problems)
+    make_run(tmp_path, "r", {(1, 0): "relu_correct"})
+    overrides = tiny_overrides(tmp_path, "r", subset="[1,1]", problems_dir=str(problems))
+    assert run_script(*overrides).returncode == 0
+    again = run_script(*overrides)
+    assert "0 kernel(s) to evaluate, 1 already done" in again.stdout
+    reference = next((problems / "level1").glob("1_*.py"))
+    reference.write_text(reference.read_text() + "\n# the reference, edited\n")
+    edited = run_script(*overrides)
+    assert edited.returncode == 0 and "1 kernel(s) to evaluate, 0 already done" in edited.stdout
+    record = json.loads((tmp_path / "r" / "eval_results.json").read_text())["1_0"]
+    assert record["eval_status"] == "correct" and record["metadata"]["problem_sha256"] == source_sha256(reference)
 
 
 def test_huggingface_source_without_datasets_or_network_is_one_clear_line(tmp_path):

@@ -100,8 +100,14 @@ class ResultStore:
         if not isinstance(self.records, dict):
             raise UserError(f"result file {self.path} does not hold a JSON object; move it away to start over")
 
-    def has(self, key: str) -> bool:
-        return key in self.records and self.records[key].get("eval_status") != "missing_kernel"
+    def has(self, key: str, problem_sha256: str | None = None) -> bool:
+        """Whether `key` is recorded (a missing kernel is not: it may have been written since). With
+        `problem_sha256`, a record of another version of the problem file does not count either."""
+        record = self.records.get(key)
+        if record is None or record.get("eval_status") == "missing_kernel":
+            return False
+        recorded = record.get("metadata", {}).get("problem_sha256")
+        return problem_sha256 is None or recorded is None or recorded == problem_sha256
 
     def put(self, key: str, record: dict) -> None:
         self.records[key] = record

@@ -285,7 +285,7 @@ def evaluate_run(cfg: DictConfig) -> int:
         for sid in range(cfg.num_samples):
             key = f"{problem.pid}_{sid}"
             path = kernel_path(run_dir, cfg.level, problem.pid, sid)
-            if store.has(key):
+            if store.has(key, problem.source_sha256):
                 skipped += 1
             elif not (path.is_file() or path.is_symlink()):
                 recorder.save(problem, sid, {"eval_status": "missing_kernel", "error": f"{path.name} not found"})
@@ -426,14 +426,17 @@ def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, r
     by_key = {job["key"]: (problem, sid, job) for problem, sid, job in jobs}
     if builder is None:
         _queue_jobs(job_queue, [job for _, _, job in jobs], len(devices))
-    workers = []
-    for worker_id, device in enumerate(devices):
+
+    def start(worker_id: int):
+        device = devices[worker_id]
         env = child_environment(settings, build_root, child_visible_devices(device))
         local_device = "cpu" if device == "cpu" else "cuda:0"
         process = ctx.Process(target=judge_worker, args=(worker_id, settings, local_device, env, job_queue,
                                                          result_queue), daemon=True)
         process.start()
-        workers.append(process)
+        return process
+
+    workers = [start(worker_id) for worker_id in range(len(devices))]
     progress = Progress(len(jobs), verbose, building=builder is not None)
     in_flight: dict[int, str] = {}
     try:
@@ -443,7 +446,7 @@ def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, r
             try:
                 message = result_queue.get(timeout=0.2 if builder is not None and builder.building else 5)
             except queue.Empty:
-                _check_workers(workers, in_flight, by_key, recorder, progress)
+                _check_workers(workers, start, in_flight, by_key, recorder, progress)
                 if not any(w.is_alive() for w in workers) and by_key:
                     raise UserError("every judge process died; see the records marked harness_error")
                 continue
@@ -489,14 +492,18 @@ def _hand_on_builds(builder: Precompiler, job_queue, by_key: dict, recorder: Rec
     _queue_jobs(job_queue, ready, judges, last=not builder.building)
 
 
-def _check_workers(workers, in_flight, by_key, recorder, progress) -> None:
-    """A judge that died mid-job: record that job as a harness error (the others go on)."""
+def _check_workers(workers, start, in_flight, by_key, recorder, progress) -> None:
+    """A judge that died mid-job (its reference killed it, the OOM killer): record that job as a harness
+    error and start a fresh judge on its device, which takes the dead one's place in the queue. A judge
+    that dies with no job in flight is not replaced, so one that cannot start ends the run."""
     for worker_id, process in enumerate(workers):
         if not process.is_alive() and worker_id in in_flight:
             key = in_flight.pop(worker_id)
             problem, sid, _ = by_key.pop(key)
             judged = {"eval_status": "harness_error", "error": f"judge process died (exit {process.exitcode})"}
             progress.update(key, recorder.save(problem, sid, judged))
+            if by_key:
+                workers[worker_id] = start(worker_id)
 
 
 def summarize(store: ResultStore, problems: list[Problem], num_samples: int) -> int:
