@@ -46,10 +46,10 @@ exploit_suite() {
     python3 benchmarks/exploit_suite.py --timeout 60 --cpu-workers 16 --out "$logs/H200_exploit_suite.json"
 }
 self_speedup() {  # identical code must score 1.00x and never be rejected (SELF_LEVELS, default 1 2 3 4;
-    # SELF_TIMING_PATH=sandbox times the baseline as kernels are timed)
+    # SELF_TIMING_PATH=process times the baseline in a plain process)
     rm -rf /tmp/kbv_self_work  # a fresh baseline and fresh records, never a resumed earlier pass
     python3 benchmarks/self_speedup.py --levels ${SELF_LEVELS:-1 2 3 4} --out "$logs/self_speedup.json" \
-        --work /tmp/kbv_self_work --timing-path "${SELF_TIMING_PATH:-process}"
+        --work /tmp/kbv_self_work --timing-path "${SELF_TIMING_PATH:-sandbox}"
     local rc=$?
     # Every record and the baseline, flat in LOGDIR (the device tool returns no deeply nested folder).
     for records in /tmp/kbv_self_work/runs/*/eval_results_hidden.json; do

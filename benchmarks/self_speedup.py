@@ -136,7 +136,7 @@ def main() -> None:
     parser.add_argument("--hidden-tests-dir", type=Path)
     parser.add_argument("--work", type=Path, default=Path("/tmp/kbv_self_speedup"))
     parser.add_argument("--extra", nargs="*", default=[], help="more key=value overrides for the eval script")
-    parser.add_argument("--timing-path", choices=("process", "sandbox"), default="process",
+    parser.add_argument("--timing-path", choices=("sandbox", "process"), default="sandbox",
                         help="how the baseline is timed (generate_baseline_time.py timing_path=)")
     parser.add_argument("--records", nargs="+", metavar="RECORDS:BASELINE",
                         help="evaluate nothing: the figures of these runs' result and baseline files")

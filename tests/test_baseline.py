@@ -88,7 +88,11 @@ def test_rerun_resumes_without_retiming(first_run, tmp_path):
     assert after["3_Linear_GELU.py"]["num_trials"] == 2
 
 
-def test_failing_problems_are_recorded_and_the_rest_timed(tmp_path):
+@pytest.mark.parametrize("path, death", [("sandbox", "judge process died (exit -9)"),
+                                         ("process", "worker process died (exit -9)")])
+def test_failing_problems_are_recorded_and_the_rest_timed(tmp_path, path, death):
+    """A reference that raises, and one that kills the process it runs in (on the sandbox path, the
+    judge's): each is recorded as a failure, and a fresh process times the problems after it."""
     problems = tmp_path / "problems" / "level1"
     problems.mkdir(parents=True)
     relu = (TINY / "KernelBench" / "level1" / "1_ReLU.py").read_text()
@@ -97,14 +101,14 @@ def test_failing_problems_are_recorded_and_the_rest_timed(tmp_path):
     (problems / "3_KillsItsProcess.py").write_text(
         relu.replace("return torch.relu(x)", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"))
     (problems / "4_ReLU.py").write_text(relu)
-    result = generate(tmp_path / "out", "modes=[baseline_time_torch]", "subset=[null,null]",
+    result = generate(tmp_path / "out", "modes=[baseline_time_torch]", "subset=[null,null]", f"timing_path={path}",
                       problems_dir=tmp_path / "problems")
     assert result.returncode == 0, result.stderr
     baseline = load_baseline(tmp_path / "out" / "cpu" / "baseline_time_torch.json")
     assert list(baseline.levels["level1"]) == ["1_ReLU.py", "4_ReLU.py"]  # 4 timed by a fresh worker
     failures = baseline.failures["level1"]
     assert "RuntimeError: reference broke" in failures["2_Raises.py"]["error"]
-    assert "worker process died (exit -9)" in failures["3_KillsItsProcess.py"]["error"]
+    assert death in failures["3_KillsItsProcess.py"]["error"]
     assert "2/4 timed, 2 failed" in result.stdout
 
 
@@ -212,15 +216,14 @@ def test_sandbox_path_times_each_reference_as_its_own_candidate_and_resumes(tmp_
     relu = (TINY / "KernelBench" / "level1" / "1_ReLU.py").read_text()
     (problems / "1_ReLU.py").write_text(relu)
     (problems / "2_Raises.py").write_text(relu.replace("return torch.relu(x)", "raise RuntimeError('reference broke')"))
-    args = ("modes=[baseline_time_torch,baseline_time_torch_bf16]", "subset=[null,null]", "timing_path=sandbox",
-            f"sandbox_runs_dir={tmp_path / 'runs'}")
+    args = ("modes=[baseline_time_torch,baseline_time_torch_bf16]", "subset=[null,null]")  # the default path
     result = generate(tmp_path / "out", *args, problems_dir=tmp_path / "problems")
     assert result.returncode == 0, result.stderr
     for mode, precision in (("baseline_time_torch", "fp32"), ("baseline_time_torch_bf16", "bf16")):
         baseline = load_baseline(tmp_path / "out" / "cpu" / f"{mode}.json")
         assert baseline.fingerprint["timing_path"] == "sandbox" and baseline.fingerprint["precision"] == precision
         entry = baseline.levels["level1"]["1_ReLU.py"]
-        record = read(tmp_path / "runs" / f"{mode}_level1" / "eval_results.json")["1_0"]
+        record = read(tmp_path / "out" / "cpu" / "sandbox_runs" / f"{mode}_level1" / "eval_results.json")["1_0"]
         assert record["metadata"]["precision"] == precision and record["metadata"]["sandbox"] == "jail"
         assert entry["num_trials"] == 2 and entry["mean"] == record["runtime_stats"]["mean"] == record["runtime"]
         failure = baseline.failures["level1"]["2_Raises.py"]["error"]
@@ -231,7 +234,15 @@ def test_sandbox_path_times_each_reference_as_its_own_candidate_and_resumes(tmp_
     retried = generate(tmp_path / "out", *args, "retry_failed=true", problems_dir=tmp_path / "problems")
     assert retried.returncode == 0, retried.stderr
     assert "2_Raises.py" in load_baseline(tmp_path / "out" / "cpu" / "baseline_time_torch.json").levels["level1"]
-    other_path = generate(tmp_path / "out", *args[:2], problems_dir=tmp_path / "problems")
+    other_path = generate(tmp_path / "out", *args, "timing_path=process", problems_dir=tmp_path / "problems")
     assert other_path.returncode == 2 and "timing paths differ" in other_path.stderr
-    compiled = generate(tmp_path / "out", *args, "compile_modes=[inductor_default]", problems_dir=tmp_path / "problems")
-    assert compiled.returncode == 2 and len(compiled.stderr.strip().splitlines()) == 1
+    assert not (ROOT / "runs" / "baseline_sandbox").exists()  # nothing written outside out_dir
+
+
+def test_compile_modes_are_timed_in_a_plain_process_whatever_the_path():
+    from kernelbench_verified.baseline.timing import timing_path_of
+
+    settings = {"timing_path": "sandbox"}
+    assert timing_path_of("baseline_time_torch_bf16", settings) == "sandbox"
+    assert timing_path_of("baseline_time_torch_compile_inductor_default", settings) == "process"
+    assert timing_path_of("baseline_time_torch", {"timing_path": "process"}) == "process"

@@ -278,6 +278,22 @@ def test_runs_timed_on_another_gpu_than_the_baseline_are_warned_about(tmp_path):
     assert "no environment fingerprint" in fingerprint_warnings([run_without], baseline)[0]
 
 
+def test_a_baseline_timed_in_a_plain_process_is_warned_about():
+    """Eager baselines of the process path (and older files, which have no timing_path) carry a ~1 %
+    bias against kernels; sandbox-timed and compile baselines do not get the warning."""
+    from types import SimpleNamespace
+
+    from kernelbench_verified.leaderboard.report import timing_path_warning
+
+    def warned(fingerprint):
+        return timing_path_warning(SimpleNamespace(name="baseline_time_torch", fingerprint=fingerprint))
+
+    assert "timed in a plain process" in warned({"timing_path": "process", "compile": False})[0]
+    assert warned({}) and warned(None)  # files from before timing_path were all timed in a process
+    assert warned({"timing_path": "sandbox", "compile": False}) == []
+    assert warned({"timing_path": "process", "compile": True}) == []
+
+
 def test_implausible_speedups_are_listed_for_review():
     import numpy as np
 

@@ -53,14 +53,17 @@ def test_ray_mode_gives_the_verdicts_of_local_mode(tmp_path, cluster):
     assert len(json.loads((on_ray / "eval_fingerprint.json").read_text())) == 2  # one entry per judge
 
 
-def test_baselines_on_ray_are_the_local_files_with_the_same_fingerprints(tmp_path, cluster):
-    """generate_baseline_time.py eval_mode=ray: every problem and mode timed by the cluster's workers,
-    written by the driver in the same format, with the fingerprints local mode writes."""
+@pytest.mark.parametrize("timing_path", ["sandbox", "process"])
+def test_baselines_on_ray_are_the_local_files_with_the_same_fingerprints(tmp_path, cluster, timing_path):
+    """generate_baseline_time.py eval_mode=ray: every problem and mode timed by the cluster's workers
+    (on the sandbox path, its judges), written by the driver in the same format, with the fingerprints
+    local mode writes."""
     from conftest import TINY
 
     baseline_script = os.path.join(os.path.dirname(SCRIPT), "generate_baseline_time.py")
     common = [f"problems_dir={TINY / 'KernelBench'}", "level=1", "subset=[1,4]", "num_perf_trials=3",
-              "num_warmup=1", "device=cpu", "hardware=here", "modes=[baseline_time_torch,baseline_time_torch_tf32]"]
+              "num_warmup=1", "device=cpu", "hardware=here", "modes=[baseline_time_torch,baseline_time_torch_tf32]",
+              f"timing_path={timing_path}"]
     for mode, extra in (("local", []), ("ray", ["eval_mode=ray", f"ray_address={cluster[0].address}"])):
         done = subprocess.run([sys.executable, baseline_script, *common, f"out_dir={tmp_path / mode}", *extra],
                               capture_output=True, text=True, timeout=600)

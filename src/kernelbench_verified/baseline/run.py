@@ -17,7 +17,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from ..measure.environment import gpu_model_id
-from .timing import COMPILE_PREFIX, MODES, finish_entry, mode_fingerprint, time_job
+from .timing import COMPILE_PREFIX, MODES, finish_entry, mode_fingerprint, time_job, timing_path_of
 from ..measure.baseline_files import Baseline, load_baseline
 from ..config import (child_visible_devices, parse_subset, require_choice, require_int, resolve_devices,
                      trials_by_level)
@@ -42,11 +42,6 @@ def settings_from_config(cfg: DictConfig) -> dict:
     if not modes:
         raise UserError("no modes to time: set modes=[...] or compile_modes=[...]")
     require_choice(cfg, "timing_path", ("process", "sandbox"))
-    if cfg.timing_path == "sandbox" and (compiled := [m for m in modes if MODES[m].compile]):
-        raise UserError(f"timing_path=sandbox times references as kernels are timed, and torch.compile is no "
-                        f"setting of a kernel's evaluation: time {', '.join(compiled)} with timing_path=process")
-    if cfg.timing_path == "sandbox" and cfg.eval_mode != "local":
-        raise UserError("timing_path=sandbox runs with eval_mode=local only (the evaluator's ray mode is not wired in)")
     return {"modes": list(dict.fromkeys(modes)), "timing_path": cfg.timing_path, "levels": _levels(cfg.level),
             "subset": parse_subset(cfg.subset),
             "seed": cfg.seed, "num_perf_trials": cfg.num_perf_trials, "num_warmup": cfg.num_warmup,
@@ -131,15 +126,22 @@ def generate_baselines(cfg: DictConfig) -> int:
     done = len(problems) * len(settings["modes"]) - total
     print(f"{total} timing(s) to take ({len(jobs)} problem(s) x modes), {done} already recorded; "
           f"on {devices[0]} x{len(devices)}; files -> {Path(cfg.out_dir) / hardware}/")
+    in_process, in_sandbox = (_jobs_timed(jobs, settings, path) for path in ("process", "sandbox"))
     if settings["eval_mode"] == "ray":
-        timers.run(jobs, files, Progress(total, bool(cfg.verbose)))
-    elif jobs and settings["timing_path"] == "sandbox":
+        timers.run(in_process, files, Progress(sum(len(job["modes"]) for job in in_process), bool(cfg.verbose)))
+    elif in_process:
+        dispatch(in_process, settings, devices, files, fingerprints, bool(cfg.verbose))
+    if in_sandbox:
         from .sandboxed import time_in_sandbox  # the evaluator, imported only for this path
 
-        time_in_sandbox(cfg, settings, jobs, files, fingerprints, devices[0])
-    elif jobs:
-        dispatch(jobs, settings, devices, files, fingerprints, bool(cfg.verbose))
+        time_in_sandbox(cfg, settings, in_sandbox, files, fingerprints, devices[0])
     return report(files, problems, settings["modes"])
+
+
+def _jobs_timed(jobs: list[dict], settings: dict, path: str) -> list[dict]:
+    """The jobs with only their modes timed on `path` (timing_path_of); jobs left with none dropped."""
+    kept = [dict(job, modes=[m for m in job["modes"] if timing_path_of(m, settings) == path]) for job in jobs]
+    return [job for job in kept if job["modes"]]
 
 
 def _torch_device(name: str):

@@ -96,11 +96,17 @@ def release(device: torch.device, mode: Mode) -> None:
         torch.cuda.empty_cache()
 
 
+def timing_path_of(mode_name: str, settings: dict) -> str:
+    """How a mode is timed: `timing_path` for the eager modes; a compile mode always in a plain process,
+    since torch.compile is no setting of a kernel's evaluation (docs/baselines.md)."""
+    return "process" if MODES[mode_name].compile else settings.get("timing_path", "process")
+
+
 def mode_fingerprint(mode_name: str, device: torch.device, settings: dict) -> dict:
     """The fingerprint of a baseline mode's file."""
     mode = MODES[mode_name]
     return dict(fingerprint_for(device, mode.tf32, mode.precision, settings, mode_name), compile=mode.compile,
-                timing_path=settings.get("timing_path", "process"))
+                timing_path=timing_path_of(mode_name, settings))
 
 
 def time_job(job: dict, settings: dict, device):
