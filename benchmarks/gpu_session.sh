@@ -60,14 +60,18 @@ self_speedup() {  # identical code must score 1.00x and never be rejected (SELF_
 }
 static_check() { python3 benchmarks/static_check_benchmark.py; }
 validate_level4() { python3 scripts/validate_problems.py --level 4; }
+# Baselines resume from the files they find; the committed ones are of timing_path=process, which the
+# default (sandbox) path refuses to extend, so a re-time writes elsewhere first (BASELINE_OUT, e.g. a
+# folder under /tmp that outlives the device's calls) and is copied over results/timing when complete.
 baselines() {  # level by level: a cut-short session keeps whole levels
-    for level in 1 2 3 4; do
-        python3 scripts/generate_baseline_time.py "level=$level" "num_gpu_devices=$gpus" || return
+    for level in ${BASELINE_LEVELS:-1 2 3 4}; do
+        python3 scripts/generate_baseline_time.py "level=$level" "num_gpu_devices=$gpus" \
+            "out_dir=${BASELINE_OUT:-results/timing}" ${BASELINE_MODES:+"modes=$BASELINE_MODES"} || return
     done
 }
 baseline_repeat() {
     python3 scripts/generate_baseline_time.py level=1 modes=[baseline_time_torch_tf32] \
-        out_dir=benchmarks/results/timing_repeat "num_gpu_devices=$gpus"
+        "out_dir=${BASELINE_REPEAT_OUT:-benchmarks/results/timing_repeat}" "num_gpu_devices=$gpus"
 }
 baseline_figures() {
     python3 benchmarks/baseline_figures.py --hardware H200 \
