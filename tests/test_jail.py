@@ -174,6 +174,8 @@ def test_host_memory_is_capped_by_the_sandbox_cgroup(attacked_world):
         assert hog["eval_status"] in ("correct", "runtime_error", "out_of_memory")
         return
     assert mechanism.startswith("cgroup v") and "3 GiB" in mechanism, mechanism
+    # Killed at the cap, or (no swap, a loaded machine) out of CPU time reclaiming pages there: either
+    # way the judge names the memory cap.
     assert hog["eval_status"] == "resource_limit" and hog["metadata"]["error"].startswith("host_memory:")
     assert hog["metadata"]["host_memory_peak_bytes"] <= 3 << 30
     honest = records[f"1_{len(samples) - 1}"]
@@ -317,6 +319,25 @@ def test_sandbox_none_is_recorded_in_every_record(tmp_path, tiny_config):
     assert record["eval_status"] == "correct" and record["metadata"]["sandbox"] == "none"
 
 
+def test_cpu_time_spent_reclaiming_at_the_memory_cap_is_named_host_memory():
+    """Without swap, a hog at its cgroup's cap can use up its CPU time in reclaim before the OOM killer
+    acts (seen in CI): the judge names the memory cap then, and plain CPU burn stays cpu_time."""
+    from types import SimpleNamespace
+
+    from kernelbench_verified.evaluate.launch import Sandbox
+
+    def named(reached_cap: bool) -> str:
+        cgroup = SimpleNamespace(hit_limit=lambda: False, reached_cap=lambda: reached_cap, limit_bytes=3 << 30)
+        watch = SimpleNamespace(exceeded=False, folder=Path("/nonexistent"), limit=1 << 30, most_cpu_seconds=25.0,
+                                most_processes=1)
+        sandbox = SimpleNamespace(cgroup=cgroup, limit_watch=watch, pump=None,
+                                  limits={"max_cpu_seconds": 25, "max_processes": 64, "build_mb": 1024})
+        return Sandbox.limit_exceeded(sandbox)
+
+    assert named(True).startswith("host_memory: the kernel's processes reached 3 GiB")
+    assert named(False).startswith("cpu_time: a process of the kernel used 25 CPU seconds")
+
+
 def test_sandbox_limit_signal_names_the_limit():
     from kernelbench_verified.evaluate.judge import _describe_exit
 
@@ -331,10 +352,15 @@ def test_a_sandbox_cgroup_kills_past_its_cap_and_leaves_nothing():
     cgroup = cgroups.SandboxCgroup(cgroups.locate()[0], 7, 256 << 20, owner="test_cap")
     child = subprocess.run([sys.executable, "-c", f"open({cgroup.procs_file!r}, 'w').write('0')\n"
                             "import time; block = bytearray(600 << 20); time.sleep(30)"], timeout=60)
-    assert child.returncode == -signal.SIGKILL and cgroup.hit_limit()
+    assert child.returncode == -signal.SIGKILL and cgroup.hit_limit() and cgroup.reached_cap()
     assert cgroup.peak_bytes() <= 256 << 20 and cgroup.processes() == []
     cgroup.remove()
     assert not cgroup.path.exists()
+    below = cgroups.SandboxCgroup(cgroups.locate()[0], 7, 256 << 20, owner="test_cap")
+    child = subprocess.run([sys.executable, "-c", f"open({below.procs_file!r}, 'w').write('0')\n"
+                            "block = bytearray(32 << 20)"], timeout=60)
+    assert child.returncode == 0 and not below.reached_cap() and not below.hit_limit()
+    below.remove()
 
 
 @pytest.mark.skipif(cgroups.locate()[0] is None, reason=f"no memory cgroup here: {cgroups.locate()[1]}")

@@ -195,9 +195,20 @@ class SandboxCgroup:
     def hit_limit(self) -> bool:
         """Whether the kernel's OOM killer acted in this cgroup (the cap was reached and nothing was
         left to reclaim)."""
-        knob = "memory.events" if self.version == 2 else "memory.oom_control"
-        fields = dict(line.split() for line in self._read(knob).splitlines() if len(line.split()) == 2)
+        fields = self._events()
         return int(fields.get("oom_kill", 0)) > 0 or int(fields.get("oom_group_kill", 0)) > 0
+
+    def reached_cap(self) -> bool:
+        """Whether the processes' memory ever reached the cap. Without swap, the OS then reclaims the
+        processes' own file pages (torch's libraries) over and over, which can burn the CPU-time limit
+        before the OOM killer acts."""
+        hits = self._events().get("max", 0) if self.version == 2 else self._read("memory.failcnt").strip() or 0
+        # Some kernels leave the counter at 0 (seen on a v1 hierarchy): the peak reaching the cap says it too.
+        return int(hits) > 0 or (self.peak_bytes() or 0) >= 0.98 * self.limit_bytes
+
+    def _events(self) -> dict[str, str]:
+        knob = "memory.events" if self.version == 2 else "memory.oom_control"
+        return dict(line.split() for line in self._read(knob).splitlines() if len(line.split()) == 2)
 
     def peak_bytes(self) -> int | None:
         """The most host memory the sandbox's processes held at once (v2 needs Linux 5.19+)."""

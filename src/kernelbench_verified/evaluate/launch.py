@@ -156,6 +156,10 @@ class Sandbox:
             shutil.rmtree(self.limit_watch.folder, ignore_errors=True)
             return f"build_size: the kernel's build directory grew past {self.limits['build_mb']} MiB (removed)"
         if self.limit_watch is not None and self.limit_watch.most_cpu_seconds >= self.limits["max_cpu_seconds"] - 1:
+            if self.cgroup is not None and self.cgroup.reached_cap():
+                return (f"host_memory: the kernel's processes reached {self.cgroup.limit_bytes / (1 << 30):g} GiB of "
+                        f"host memory, and reclaiming pages at that cap used up the CPU-time limit "
+                        f"({self.limit_watch.most_cpu_seconds:.0f} s)")
             return f"cpu_time: a process of the kernel used {self.limit_watch.most_cpu_seconds:.0f} CPU seconds, the limit"
         if self.limit_watch is not None and self.limit_watch.most_processes >= self.limits["max_processes"] - 2:
             return f"processes: the kernel's uid ran {self.limit_watch.most_processes} processes and threads, the limit"
