@@ -203,8 +203,9 @@ class SandboxCgroup:
         processes' own file pages (torch's libraries) over and over, which can burn the CPU-time limit
         before the OOM killer acts."""
         hits = self._events().get("max", 0) if self.version == 2 else self._read("memory.failcnt").strip() or 0
-        # Some kernels leave the counter at 0 (seen on a v1 hierarchy): the peak reaching the cap says it too.
-        return int(hits) > 0 or (self.peak_bytes() or 0) >= 0.98 * self.limit_bytes
+        # Some kernels leave the counter at 0 (seen on a v1 hierarchy): a peak near the cap says it too.
+        # Reclaim holds the usage a little below the cap (97.6 % in CI's case), hence 90 %.
+        return int(hits) > 0 or (self.peak_bytes() or 0) >= 0.9 * self.limit_bytes
 
     def _events(self) -> dict[str, str]:
         knob = "memory.events" if self.version == 2 else "memory.oom_control"
