@@ -218,6 +218,21 @@ def test_a_reference_that_draws_random_numbers_is_correct_as_its_own_candidate(t
     assert len(checked) >= 7 and all(c["max_abs_diff"] == 0.0 for c in checked)
 
 
+def test_a_cpu_sandbox_runs_torch_on_one_thread(tmp_path):
+    """On the CPU the sandbox gives torch one intra-op thread: with two, on CI's two cores, a call took
+    0.03 ms or a 6 ms scheduler slice at random, in baselines and kernels alike. The kernel names the
+    count in the only way the judge passes on, its error."""
+    run_dir = tmp_path / "runs" / "threads"
+    run_dir.mkdir(parents=True)
+    (run_dir / "level_1_problem_1_sample_0_kernel.py").write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass ModelNew(nn.Module):\n    def forward(self, x):\n"
+        "        raise RuntimeError(f'intra-op threads: {torch.get_num_threads()}')\n")
+    cfg = load_config("eval", tiny_overrides(tmp_path / "runs", "threads", subset="[1,1]", device="cpu"))
+    evaluate_run(cfg)
+    record = json.loads((run_dir / "eval_results.json").read_text())["1_0"]
+    assert record["eval_status"] == "runtime_error" and "intra-op threads: 1" in record["metadata"]["error"]
+
+
 def test_memory_the_judge_itself_cannot_get_is_a_harness_error(tmp_path):
     """When the judge's own copy of the inputs does not fit, the harness failed, not the kernel: the
     record says harness_error (never out_of_memory), and the evaluator goes on."""
