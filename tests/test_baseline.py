@@ -25,10 +25,11 @@ FLAGS = {  # what each mode's fingerprint must say was in force
 }
 
 
-def generate(out_dir, *overrides, problems_dir=TINY / "KernelBench"):
+def generate(out_dir, *overrides, problems_dir=TINY / "KernelBench", cwd=None):
     args = [f"problems_dir={problems_dir}", "level=1", "subset=[1,2]", "num_perf_trials=3", "num_warmup=1",
             "num_perf_trials_by_level={1: 2}", f"out_dir={out_dir}", "device=cpu", *overrides]
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=180)
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=180,
+                          cwd=cwd)
 
 
 def read(path):
@@ -217,8 +218,13 @@ def test_sandbox_path_times_each_reference_as_its_own_candidate_and_resumes(tmp_
     (problems / "1_ReLU.py").write_text(relu)
     (problems / "2_Raises.py").write_text(relu.replace("return torch.relu(x)", "raise RuntimeError('reference broke')"))
     args = ("modes=[baseline_time_torch,baseline_time_torch_bf16]", "subset=[null,null]")  # the default path
-    result = generate(tmp_path / "out", *args, problems_dir=tmp_path / "problems")
+    elsewhere = tmp_path / "working_directory"
+    elsewhere.mkdir()
+    result = generate(tmp_path / "out", *args, problems_dir=tmp_path / "problems", cwd=elsewhere)
     assert result.returncode == 0, result.stderr
+    # The evaluator's runs sit beside the baseline files, not here (its content-addressed build cache,
+    # cache/ by default, is shared by every run on purpose).
+    assert [p.name for p in elsewhere.iterdir()] in ([], ["cache"])
     for mode, precision in (("baseline_time_torch", "fp32"), ("baseline_time_torch_bf16", "bf16")):
         baseline = load_baseline(tmp_path / "out" / "cpu" / f"{mode}.json")
         assert baseline.fingerprint["timing_path"] == "sandbox" and baseline.fingerprint["precision"] == precision
@@ -236,7 +242,6 @@ def test_sandbox_path_times_each_reference_as_its_own_candidate_and_resumes(tmp_
     assert "2_Raises.py" in load_baseline(tmp_path / "out" / "cpu" / "baseline_time_torch.json").levels["level1"]
     other_path = generate(tmp_path / "out", *args, "timing_path=process", problems_dir=tmp_path / "problems")
     assert other_path.returncode == 2 and "timing paths differ" in other_path.stderr
-    assert not (ROOT / "runs" / "baseline_sandbox").exists()  # nothing written outside out_dir
 
 
 def test_compile_modes_are_timed_in_a_plain_process_whatever_the_path():

@@ -86,7 +86,6 @@ def time_in_sandbox(cfg: DictConfig, settings: dict, jobs: list[dict], files, fi
                           finish_entry(entry_from_record(record), job, where, fingerprints[mode]))
 
 
-
 def _forget_failures(run_dir: Path, jobs: list[dict]) -> None:
     """Drop the run's records of references the baseline file holds as failures (retry_failed=true), so
     the evaluator times them again instead of resuming their old record. Records of references the file
