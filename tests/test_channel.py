@@ -2,10 +2,11 @@
 
 import os
 import threading
+import time
 
 import pytest
 
-from kernelbench_verified.evaluate.channel import Channel, ProtocolViolation
+from kernelbench_verified.evaluate.channel import Channel, ChannelTimeout, ProtocolViolation
 
 
 def test_messages_and_payloads_arrive_in_order_and_intact():
@@ -34,3 +35,18 @@ def test_a_payload_beyond_what_the_reader_allows_is_a_protocol_violation():
     Channel(-1, write_fd).send({"event": "output"}, b"z" * 10)
     with pytest.raises(ProtocolViolation, match="at most 4"):
         Channel(read_fd, -1).receive(max_payload=4)
+
+
+def test_a_spinning_receive_gets_a_later_message_and_still_times_out():
+    """The judge polls for a timed call's reply (no scheduler wake-up in its clock's window); polling
+    must neither lose the message nor outlive the sample's deadline."""
+    read_fd, write_fd = os.pipe()
+    reader = Channel(read_fd, -1)
+    sender = threading.Timer(0.05, lambda: Channel(-1, write_fd).send({"event": "trial", "ms": 1.5}))
+    sender.start()
+    assert reader.receive(time.monotonic() + 5, spin=True) == {"event": "trial", "ms": 1.5}
+    sender.join()
+    started = time.monotonic()
+    with pytest.raises(ChannelTimeout):
+        reader.receive(started + 0.1, spin=True)
+    assert 0.1 <= time.monotonic() - started < 1.0

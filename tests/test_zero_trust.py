@@ -5,7 +5,7 @@ Every fixture is a ReLU kernel (problem 1 of tests/fixtures/problems) that reach
 or the harness's timers from its own code and tries to earn a record it does not deserve: forged
 replies, faked timing, replayed or precomputed answers, garbage in unaudited timed calls, replies sent
 before they were asked for, oversized messages, a switch on a guessed evaluation mode. All of them are
-samples of ONE run (hidden tests on, CPU, 20 timed trials), with an honest kernel last, which must still
+samples of ONE run (hidden tests on, CPU unless KBV_ZERO_TRUST_DEVICE says otherwise, 20 timed trials), with an honest kernel last, which must still
 be judged correct and timed after them. A second run with the first run's input salt must reproduce
 every verdict.
 
@@ -35,6 +35,7 @@ FIXTURES = ROOT / "tests" / "fixtures" / "zero_trust"
 PROBLEMS = ROOT / "tests" / "fixtures" / "problems"
 HONEST = KERNELS / "relu_correct.py"
 SCRIPT = ROOT / "scripts" / "eval_from_generations.py"
+DEVICE = os.environ.get("KBV_ZERO_TRUST_DEVICE", "cpu")  # "cuda" on the GPU machine: the calibrated clock too
 
 
 @dataclass(frozen=True)
@@ -49,18 +50,20 @@ class Fails:
 
 @dataclass(frozen=True)
 class Withheld:
-    """The attack computes the right answers, so it may be correct, but its time is withheld for `flag`."""
+    """The attack computes the right answers, so it may be correct, but its time is withheld for one of
+    `flags` (on CUDA the calibrated clock check may fire before the coarse one)."""
 
-    flag: str
+    flags: tuple
 
 
+JUDGE_CLOCK = ("timing_far_below_wall_clock", "timing_below_judge_clock")
 OUTCOMES = {
     # A forged "error" with status "correct" arrives where "compiled" is expected: out of place.
     "zt_forge_done.py": Fails(("protocol_violation",), error="an error message with status 'correct'"),
     # Correct answers, time reported at 1/10: the judge's own clock sees 10x more waiting than reported.
-    "zt_forge_timing.py": Withheld("timing_far_below_wall_clock"),
+    "zt_forge_timing.py": Withheld(JUDGE_CLOCK),
     # Undoing the patches before "bye" changes nothing: the judge timed every trial itself.
-    "zt_restore_patch.py": Withheld("timing_far_below_wall_clock"),
+    "zt_restore_patch.py": Withheld(JUDGE_CLOCK),
     # Fresh inputs for every timed call: nothing to replay, so the audited timed outputs are zeros.
     "zt_replay_by_value.py": Fails(("incorrect",), failed_case="timed_call_"),
     # Every input comes from the run's secret salt: no look-up matches, trial_0 is already zeros.
@@ -69,20 +72,24 @@ OUTCOMES = {
     "zt_garbage_unaudited.py": Fails(("incorrect",), failed_case="timed_call_"),
     # Trial replies arrive where "ready" (which carries no bytes) is expected: the first one's payload
     # is already refused.
-    "zt_pre_sent_trials.py": Fails(("protocol_violation",), error="where at most 0 are allowed"),
+    # (On CUDA the outputs travel as handles, not bytes: the first one is refused for being out of place.)
+    "zt_pre_sent_trials.py": Fails(("protocol_violation",), error="where at most 0 are allowed" if DEVICE == "cpu"
+                                   else "expected 'ready', got 'trial'"),
     # A line longer than the channel's 1 MiB limit.
     "zt_oversized_message.py": Fails(("protocol_violation",), error="longer than"),
     # The sandbox cannot tell a hidden evaluation (nothing in its job, environment or frames says so): it
     # takes the identity shortcut, returning its input, which fails the first case as aliasing (the
     # reference returns fresh storage; without that rule the negative distribution D4 would catch it).
     "zt_mode_switch.py": Fails(("incorrect",), failed_case="output_aliases_input"),
-    # Extra: replies forged before the judge asked ("ready" and 110 trials, from a thread) are read as
+    # Extra: replies forged before the judge asked ("ready" and 110 "armed" and trial pairs, from a thread) are read as
     # replies to the later requests, but they hold outputs for inputs the judge had not yet written.
     "zt_pre_sent_trials_ready.py": Fails(("incorrect",), failed_case="timed_call_"),
     # Extra: an "output" header claiming 2**40 payload bytes, far above what the outputs can hold.
     "zt_payload_count_lie.py": Fails(("protocol_violation",), error="a payload of 1099511627776 bytes"),
     # Extra: time reported at 0.55 of real, inside the judge's allowance of 2x the reported time.
-    "zt_forge_timing_half.py": Withheld("timing_far_below_wall_clock"),
+    "zt_forge_timing_half.py": Withheld(JUDGE_CLOCK),
+    # Extra: about 0.6 ms a call reported at 0.9 of real, the smallest fake the judge's clock must catch.
+    "zt_forge_timing_tenth.py": Withheld(("timing_below_judge_clock",)),
     # Extra: ReLU in every correctness case, the identity once the "timing" request has arrived. Each timed
     # call's inputs are scaled like one of the run's cases chosen at random, so some audited calls see the
     # negative distribution, where the identity is not ReLU.
@@ -91,11 +98,14 @@ OUTCOMES = {
 # Found to get through (see each reason): the expectation above is the property the harness should
 # have; the test is an expected failure until it does.
 # Timing-dependent, so not strict: under heavy CPU contention the judge's allowance may still flag them.
-KNOWN_GAPS = {
-    "zt_forge_timing_half.py": "on the CPU only the coarse wall-clock check applies (the judge waited more than "
-                               "twice the reported time plus the reference trials' overhead): a time reported at 0.55 "
-                               "of real passes it; the calibrated check that catches it runs on CUDA only",
-}
+CPU_ONLY_CHECK = ("on the CPU only the coarse wall-clock check applies (the judge waited more than twice the "
+                  "reported time plus the reference trials' overhead); the calibrated check that catches this "
+                  "runs on CUDA only (KBV_ZERO_TRUST_DEVICE=cuda runs this file there)")
+TENTH_ON_CUDA = ("on the H200 (session 10) this fake left a gap of 0.107 ms per call against an allowance of 0.22 ms; "
+                 "honest kernels reach 0.095 ms at 0.17 ms per call (relu_compiled_graphs), so no allowance "
+                 "separates them yet (docs/evaluation.md, Withheld time)")
+KNOWN_GAPS = ({"zt_forge_timing_half.py": CPU_ONLY_CHECK, "zt_forge_timing_tenth.py": CPU_ONLY_CHECK}
+              if DEVICE == "cpu" else {"zt_forge_timing_tenth.py": TENTH_ON_CUDA})
 ATTACKS = sorted(OUTCOMES)
 NUM_SAMPLES = len(ATTACKS) + 1  # the honest kernel is the last sample
 HONEST_SID = len(ATTACKS)
@@ -112,7 +122,7 @@ def place_samples(runs: Path, name: str) -> Path:
 
 def overrides(runs: Path, name: str, **extra) -> list[str]:
     return tiny_overrides(runs, name, problems_dir=str(PROBLEMS), hidden_tests_dir=str(PROBLEMS / "hidden_tests"),
-                          use_hidden_tests=True, device="cpu", num_perf_trials=20, num_warmup=1,
+                          use_hidden_tests=True, device=DEVICE, num_perf_trials=20, num_warmup=1,
                           static_check="off", subset="[1,1]", num_samples=NUM_SAMPLES, timeout=120, **extra)
 
 
@@ -181,8 +191,8 @@ def test_attack_earns_nothing(first, fixture):
         if record["eval_status"] == "correct":
             assert record["runtime"] == -1, describe(record)
             assert record["runtime_stats"] == {}, describe(record)
-            assert expected.flag in meta.get("runtime_withheld", ""), describe(record)
-            assert any(str(f).startswith(expected.flag) for f in meta.get("integrity", [])), describe(record)
+            assert any(flag in meta.get("runtime_withheld", "") for flag in expected.flags), describe(record)
+            assert any(str(f).startswith(expected.flags) for f in meta.get("integrity", [])), describe(record)
         else:
             assert not record["correctness"] and record["runtime"] == -1, describe(record)
         return

@@ -53,9 +53,12 @@ class Channel:
                 continue
             view = view[written:]
 
-    def _fill(self, deadline: float | None) -> None:
-        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-        ready, _, _ = select.select([self.read_fd], [], [], wait)
+    def _fill(self, deadline: float | None, spin: bool = False) -> None:
+        while True:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([self.read_fd], [], [], 0 if spin else wait)
+            if ready or not spin or wait == 0:
+                break
         if not ready:
             raise ChannelTimeout()
         chunk = os.read(self.read_fd, 1 << 20)
@@ -67,13 +70,15 @@ class Channel:
         """True when bytes arrived that nobody asked for yet."""
         return bool(self._buffer) or bool(select.select([self.read_fd], [], [], 0)[0])
 
-    def receive(self, deadline: float | None = None, max_payload: int = 0) -> dict:
+    def receive(self, deadline: float | None = None, max_payload: int = 0, spin: bool = False) -> dict:
         """Next message; its raw bytes, if any, under key "payload". ChannelTimeout past `deadline`
-        (time.monotonic), ChannelClosed on EOF, ProtocolViolation on a malformed or oversized one."""
+        (time.monotonic), ChannelClosed on EOF, ProtocolViolation on a malformed or oversized one.
+        `spin`: poll instead of sleeping until the message starts, so waking up adds no scheduler
+        latency (a timed call's reply, whose wait is in the judge's clock); it costs a busy core."""
         while b"\n" not in self._buffer:
             if len(self._buffer) > MAX_MESSAGE_BYTES:
                 raise ProtocolViolation(f"a message longer than {MAX_MESSAGE_BYTES} bytes")
-            self._fill(deadline)
+            self._fill(deadline, spin)
         end = self._buffer.index(b"\n")
         line = bytes(self._buffer[:end])
         del self._buffer[:end + 1]

@@ -29,7 +29,7 @@ from .channel import Channel, ChannelClosed, ChannelTimeout, ProtocolViolation
 from .launch import Sandbox, kill_group, processes_of_uid, start_sandbox
 from .transport import export_values, import_values, payload_bound
 from ..measure.correctness import ReferenceError, check_reference, compare_outputs
-from ..measure.timing import set_tf32_mode, summarize
+from ..measure.timing import l2_flusher, set_tf32_mode, summarize
 from ..problems.inputs import (PRECISIONS, Case, build_model, call_seed, case_inputs, derived_seed,
                                init_arguments)
 from ..problems.load import load_module
@@ -48,9 +48,10 @@ NUM_AUDITS = 3
 # clock and the reported time may go before its time is withheld.
 # The slack is set by honest records: the median gap of 550 honest H200 records (sessions 5-9, levels
 # 1-4, 0.1-245 ms per call) spans -0.32 to +0.34 ms, and of the clean fixtures (under 0.1 ms) reached
-# 0.071 ms; the former 5 % + 0.02 ms withheld 2 of 152 such references and 4 of 8 clean fixtures. This
-# one withholds none and catches a 10 % fake from 5.4 ms per call (benchmarks/clock_sensitivity.py).
-CALIBRATION_TRIALS, CALIBRATION_SECONDS = (5, 20), 1.0
+# 0.071 ms; the former 5 % + 0.02 ms withheld 2 of 152 such references and 4 of 8 clean fixtures. With
+# session 10's window (run_trials) 80 honest records span -0.12 to +0.26 ms, so it stays: it withholds
+# none and catches a 10 % fake from about 5 ms per call (benchmarks/clock_sensitivity.py).
+CALIBRATION_WARMUP, CALIBRATION_TRIALS, CALIBRATION_SECONDS = 3, (5, 100), 1.0
 SLACK_FRACTION, SLACK_MS = 0.04, 0.2
 
 
@@ -129,6 +130,7 @@ class Judge:
         self.child_env = child_env
         set_tf32_mode(settings["tf32_mode"])
         self.references = References(int(settings["reference_cache_gb"] * (1 << 30)))
+        self._l2_flusher = None
         self.num_spares = len(spares)
         self._spare: deque[Sandbox] = deque(spares)
 
@@ -175,6 +177,14 @@ class Judge:
             outcome["error"] = f"{record['eval_status']}: {str(record.get('error'))[:300]}"
         write_json_atomic(marker, outcome)
         return outcome
+
+    def flush_l2(self, wanted: bool) -> None:
+        """Evict L2 from the judge's own process (the cache is shared by every context on the GPU), so
+        the kernel's process cannot skip or shrink the flush."""
+        if wanted and self.device.type == "cuda":
+            if self._l2_flusher is None:
+                self._l2_flusher = l2_flusher(self.device)
+            self._l2_flusher()
 
     def close(self) -> None:
         while self._spare:
@@ -239,9 +249,9 @@ class Conversation:
 
     # ------------------------------------------------------------ messages
 
-    def expect(self, event: str, max_payload: int = 0) -> dict:
+    def expect(self, event: str, max_payload: int = 0, spin: bool = False) -> dict:
         """The next message, which must be `event`; a reported failure ends the sample."""
-        message = self.channel.receive(self.deadline, max_payload)
+        message = self.channel.receive(self.deadline, max_payload, spin)
         got = message.get("event")
         if got == "error":
             self.fail_from(message)
@@ -357,10 +367,10 @@ class Conversation:
         reported milliseconds of the reference's own trials, run in the sandbox before the kernel is
         loaded, through the same requests, buffers and transport as the kernel's timed calls."""
         try:
-            buffers = self.request("timing", self.judge.references.inputs(like), flush_l2=self.job["flush_l2"])
+            buffers = self.request("timing", self.judge.references.inputs(like))
             self.expect("ready")
             fewest, most = CALIBRATION_TRIALS
-            times, walls, _, _ = self.run_trials(buffers, like, "calibration", 1, most, set(),
+            times, walls, _, _ = self.run_trials(buffers, like, "calibration", CALIBRATION_WARMUP, most, set(),
                                               stop_after=(fewest, CALIBRATION_SECONDS))
         except SampleFailed as failed:  # no kernel code has run yet: the harness failed, not the kernel
             raise SampleFailed("harness_error", error=f"clock calibration on the reference: "
@@ -459,7 +469,7 @@ class Conversation:
     def time_trials(self, like: Case) -> None:
         """Warm-ups and timed calls; then the statistics, the clock's flags and the audits."""
         job, refs = self.job, self.judge.references
-        buffers = self.request("timing", refs.inputs(like), flush_l2=job["flush_l2"])
+        buffers = self.request("timing", refs.inputs(like))
         self.expect("ready")
         trials, warmup = job["num_perf_trials"], job["num_warmup"]
         keep = self.trials_to_keep(refs.get(like), trials)
@@ -484,31 +494,48 @@ class Conversation:
 
     def run_trials(self, buffers: list, like: Case, phase: str, warmup: int, trials: int, keep: set,
                    stop_after: tuple[int, float] | None = None) -> tuple[list, list, dict, int]:
-        """Warm-ups, then timed calls, each on fresh inputs the judge writes into the shared buffers
-        just before it asks for the call; the judge's clock runs from its request to the reply.
-        Returns reported and judge milliseconds, copies of the outputs of the calls in `keep` and how
-        many calls reset the persisting L2. `stop_after` (count, seconds): stop once that many calls
-        took that long."""
+        """Warm-ups, then timed calls, each in two requests. "arm": the sandbox finishes the last call's
+        work and gives back any persisting L2. Then the judge writes fresh inputs into the shared buffers,
+        flushes L2 from its own process and starts its clock. "trial": the call; its reply (the event time
+        and the outputs) arrives, the judge copies the outputs into its own memory, and the clock stops
+        when that copy is done. So the window holds the call, two messages and one copy (what the
+        reference's calibration trials measure as overhead), and nothing of the call can fall outside
+        it: work before the inputs exist is not work on them, and outputs still being written when the
+        judge copies them fail the audit of any call it picks afterwards. Returns reported and judge
+        milliseconds, the copies of the calls in `keep` and how many calls reset the persisting L2.
+        `stop_after` (count, seconds): stop once that many calls took that long."""
         refs = self.judge.references
         times, walls, kept, l2_resets = [], [], {}, 0
         bound = payload_bound(buffers) + payload_bound(refs.get(like))
+        cuda, mapped = self.device.type == "cuda", []
         for index in range(-warmup, trials):
             case = self.timing_case(index, phase)
             fresh = refs.inputs(case)
-            message = {"op": "trial", "rng_seed": self.rng_seed(case)}
-            payload = b""
-            if self.device.type == "cuda":
+            self.post({"op": "arm", "rng_seed": self.rng_seed(case)})
+            l2_reset = self.expect("armed").get("l2_reset") is True
+            message, payload = {"op": "trial"}, b""
+            if cuda:
                 for buffer, value in zip(buffers, fresh):
                     if isinstance(buffer, torch.Tensor):
                         buffer.copy_(value)
+                self.judge.flush_l2(self.job["flush_l2"])
                 torch.cuda.synchronize(self.device)
             else:
                 message["inputs"], payload = export_values(fresh)
+            del fresh  # else the next trial's inputs are made while these still live (twice the memory)
             started = time.perf_counter()
             self.post(message, payload)
-            reply = self.expect("trial", bound)
+            reply = self.expect("trial", bound, spin=cuda)
+            # Every call's outputs are copied alike, kept or not, so no call's window differs from another's.
+            # The last call's mapping stays open until this one's is made: the sandbox's allocator hands
+            # out the same memory again, and the judge's CUDA then reuses that mapping instead of opening
+            # the handle anew (a costly driver call, and its cost would sit in the clock's window).
+            mapped, previous = self.receive_outputs(reply), mapped
+            copies = [o.clone() if isinstance(o, torch.Tensor) else o for o in mapped]
+            if cuda:
+                torch.cuda.synchronize(self.device)
             wall_ms = (time.perf_counter() - started) * 1e3
-            del fresh  # else the next trial's inputs are made while these still live (twice the memory)
+            del previous
             ms = reply.get("ms")
             if not isinstance(ms, (int, float)) or isinstance(ms, bool) or not 0 <= ms < 1e7:
                 raise ProtocolViolation(f"a trial time of {str(ms)[:40]!r}")
@@ -516,13 +543,13 @@ class Conversation:
                 continue
             times.append(float(ms))
             walls.append(wall_ms)
-            l2_resets += bool(reply.get("l2_reset"))
-            outputs = self.receive_outputs(reply)
+            l2_resets += l2_reset
             if index in keep:
-                kept[index] = [o.clone() if isinstance(o, torch.Tensor) else o for o in outputs]
-            del outputs
+                kept[index] = copies
+            del copies
             if stop_after and len(times) >= stop_after[0] and sum(walls) / 1e3 >= stop_after[1]:
                 break
+        del mapped  # before the next request, which lets the sandbox free that memory
         return times, walls, kept, l2_resets
 
     def trials_to_keep(self, expected: list, trials: int) -> set:

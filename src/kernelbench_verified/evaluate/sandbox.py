@@ -10,8 +10,9 @@ build directory, /build) and builds ModelNew from the arguments the judge sends.
 Before the kernel loads, the judge times the problem's public reference here (calibrate), so it knows
 what its own clock adds to an event time. From then on the process only answers the judge: "alloc"
 (buffers the judge fills, on CUDA), "call" (run the model on these inputs, hand back the outputs),
-"memory", "timing" and one "trial" per timed call (inputs the judge wrote just before, raw event times
-back), "end". It never sees a hidden test, a seed, a scale or the name of a case, and it decides
+"memory", "timing", then per timed call an "arm" (finish the last call's work, give back any persisting
+L2) and a "trial" (run on inputs the judge wrote, and L2 it flushed, just before; raw event time back),
+"end". It never sees a hidden test, a seed, a scale or the name of a case, and it decides
 nothing: the judge compares, computes statistics and records.
 Everything it says is checked by the judge, which treats this process as hostile.
 """
@@ -127,6 +128,7 @@ class Session:
         self.buffers: list = []  # the timed phase's inputs
         self.buffers_given: list = []  # the last request's inputs
         self.flags: list[str] = []
+        self.armed = False  # "armed" sent: the next request is a timed call's
 
     def _inputs(self, message: dict) -> list:
         """The request's inputs: the buffers the judge filled (CUDA) or the bytes that came with it."""
@@ -182,19 +184,26 @@ class Session:
     def timing(self, message: dict) -> None:
         """Keep the judge's input buffers; each trial then reads what the judge wrote into them."""
         self.buffers = self._inputs(message)
-        self.tools = TrialTools(self.device, bool(message.get("flush_l2")))
+        self.tools = TrialTools(self.device, flush_l2=False)  # the judge flushes L2, after writing the inputs
         self.threads_before = len(integrity.STARTED_THREADS)
         self.channel.send({"event": "ready"})
+
+    def arm(self, message: dict) -> None:
+        """Before the judge writes a trial's inputs and starts its clock: whatever could sit in the
+        clock's window but is not the call (the previous outputs' exports went in serve)."""
+        _seed_rng(message)
+        self.tools.prepare()
+        self.channel.send({"event": "armed", "l2_reset": self.tools.last_reset})
+        self.armed = self.device.type == "cuda"
 
     def trial(self, message: dict) -> None:
         if self.device.type != "cuda" and message.get("inputs") is not None:
             for buffer, value in zip(self.buffers, self._inputs(message)):
                 if isinstance(buffer, torch.Tensor):
                     buffer.copy_(value)
-        _seed_rng(message)
         with torch.no_grad():
             output, ms = timed_call(lambda: self.model(*self.buffers), self.device, self.tools)
-        send_reply(self.channel, {"event": "trial", "ms": ms, "l2_reset": self.tools.last_reset}, _flatten(output))
+        send_reply(self.channel, {"event": "trial", "ms": ms}, _flatten(output))
 
     def end(self) -> None:
         self.flags += integrity.threads_started_since(getattr(self, "threads_before", len(integrity.STARTED_THREADS)))
@@ -212,7 +221,7 @@ def calibrate(job: dict, channel: Channel, device: torch.device) -> None:
     model = construct_model(reference.Model, import_values(job["init_args"]), job["seed"], device,
                             PRECISIONS[job["precision"]])
     session = Session(job, channel, model)
-    if serve(session, ("alloc", "timing", "trial"), until="load") != "load":
+    if serve(session, ("alloc", "timing", "arm", "trial"), until="load") != "load":
         raise RuntimeError("the judge's calibration did not end with load")
     session.buffers = session.buffers_given = []
     if device.type == "cuda":
@@ -224,10 +233,14 @@ def serve(session: "Session", ops: tuple, until: str) -> str | None:
     """Answer the judge's requests in `ops` until `until` arrives (returned) or another one does
     (None); a request that raises sends its error and returns "error"."""
     while True:
-        message = session.channel.receive(max_payload=MAX_INPUT_PAYLOAD)
-        if session.device.type == "cuda":  # a new request: the judge has dropped the previous outputs' mappings
-            release_exports(session.held())
+        # After "armed" the judge's clock starts with its next request: wake up for it without delay.
+        message = session.channel.receive(max_payload=MAX_INPUT_PAYLOAD, spin=session.armed)
+        session.armed = False
         op = message.get("op")
+        # A new request: the judge has dropped the previous outputs' mappings. Not on "trial", which
+        # follows "arm" (where they went) inside the judge's clock.
+        if session.device.type == "cuda" and op != "trial":
+            release_exports(session.held())
         if op == until:
             return op
         if op not in ops:
@@ -279,7 +292,7 @@ def run(job: dict, channel: Channel) -> None:
         _error(channel, _status_for(exc), exc, phase="init")
         return
     session = Session(job, channel, model)
-    if serve(session, ("alloc", "call", "memory", "timing", "trial"), until="end") != "error":
+    if serve(session, ("alloc", "call", "memory", "timing", "arm", "trial"), until="end") != "error":
         session.end()  # after "end" or any request out of place, which the judge then sees as one
 
 

@@ -35,7 +35,9 @@ def precision_flags() -> dict:
     }
 
 
-def _l2_flusher(device: torch.device) -> Callable[[], None]:
+def l2_flusher(device: torch.device) -> Callable[[], None]:
+    """A function that evicts L2 by writing a buffer twice its size. L2 is one physical cache shared by
+    every context on the GPU, so the judge's flush in its own process evicts the sandbox's data too."""
     if device.type != "cuda":
         return lambda: None
     l2_bytes = torch.cuda.get_device_properties(device).L2_cache_size or (50 << 20)
@@ -83,7 +85,7 @@ class TrialTools:
 
     def __init__(self, device: torch.device, flush_l2: bool):
         self.device, self.cuda = device, device.type == "cuda"
-        self.flush = _l2_flusher(device) if flush_l2 else (lambda: None)
+        self.flush = l2_flusher(device) if flush_l2 else (lambda: None)
         self.flush_l2 = bool(flush_l2 and self.cuda)
         self.last_reset = False
 
@@ -91,17 +93,21 @@ class TrialTools:
         if self.cuda:
             torch.cuda.synchronize(self.device)
 
+    def prepare(self) -> None:
+        """Before a timed call: no work left running from the last one, the persisting-L2 carve-out given
+        back (a kernel that pinned its inputs in L2 cannot keep them across the flush), L2 flushed."""
+        if self.cuda:
+            self.sync()  # the reset must not race work still running from the last trial
+            self.last_reset = reset_persisting_l2()
+        self.flush()
+        self.sync()
+
 
 def timed_call(fn: Callable[[], object], device: torch.device, tools: TrialTools) -> tuple[object, float]:
-    """One timed call of `fn()`: reset the persisting-L2 carve-out, flush L2, synchronise, then time
-    the call up to a device-wide synchronisation (so work on side streams counts). Returns the
-    call's result and its milliseconds. Kernels (driven by the judge, one trial per message) and
+    """One timed call of `fn()`, prepared beforehand (TrialTools.prepare): from an event recorded just
+    before it to a device-wide synchronisation after it (so work on side streams counts). Returns the
+    call's result and its milliseconds. Kernels (in the sandbox, one trial per judge's request) and
     baselines (time_function) are both timed by this function."""
-    if tools.cuda:
-        tools.sync()  # the reset must not race work still running from the last trial
-        tools.last_reset = reset_persisting_l2()
-    tools.flush()
-    tools.sync()
     if tools.cuda:
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
@@ -124,6 +130,7 @@ def time_function(fn: Callable[[], object], device: torch.device, num_trials: in
     tools.sync()
     times, l2_resets = [], 0
     for _ in range(num_trials):
+        tools.prepare()
         _, ms = timed_call(fn, device, tools)
         times.append(ms)
         l2_resets += tools.last_reset
