@@ -43,15 +43,17 @@ REPORTABLE_FAILURES = ("compile_error", "load_error", "runtime_error", "cuda_err
 # Timed outputs kept for the audits chosen after the timed phase, and how many are audited.
 AUDIT_BUDGET_BYTES = 4 << 30
 NUM_AUDITS = 3
-# Reference trials that calibrate the judge's clock (at least the first number, at most the second,
-# within a time budget), and how far beyond their overhead a sample's median gap between the judge's
+# Reference trials that calibrate the judge's clock (at least the fewest, at most the most, within a
+# time budget), and how far beyond their overhead a sample's median gap between the judge's
 # clock and the reported time may go before its time is withheld.
 # The slack is set by honest records: the median gap of 550 honest H200 records (sessions 5-9, levels
 # 1-4, 0.1-245 ms per call) spans -0.32 to +0.34 ms, and of the clean fixtures (under 0.1 ms) reached
 # 0.071 ms; the former 5 % + 0.02 ms withheld 2 of 152 such references and 4 of 8 clean fixtures. With
 # session 10's window (run_trials) 80 honest records span -0.12 to +0.26 ms, so it stays: it withholds
 # none and catches a 10 % fake from about 5 ms per call (benchmarks/clock_sensitivity.py).
-CALIBRATION_WARMUP, CALIBRATION_TRIALS, CALIBRATION_SECONDS = 3, (5, 100), 1.0
+# (warm-ups, fewest, most) by device: the CUDA check compares medians, so a short kernel's calibration
+# takes as many calls as its timed phase; the CPU's coarse check needs only a rough overhead.
+CALIBRATION_TRIALS, CALIBRATION_SECONDS = {"cuda": (3, 5, 100), "cpu": (1, 5, 20)}, 1.0
 SLACK_FRACTION, SLACK_MS = 0.04, 0.2
 
 
@@ -369,8 +371,8 @@ class Conversation:
         try:
             buffers = self.request("timing", self.judge.references.inputs(like))
             self.expect("ready")
-            fewest, most = CALIBRATION_TRIALS
-            times, walls, _, _ = self.run_trials(buffers, like, "calibration", CALIBRATION_WARMUP, most, set(),
+            warmup, fewest, most = CALIBRATION_TRIALS["cuda" if self.device.type == "cuda" else "cpu"]
+            times, walls, _, _ = self.run_trials(buffers, like, "calibration", warmup, most, set(),
                                               stop_after=(fewest, CALIBRATION_SECONDS))
         except SampleFailed as failed:  # no kernel code has run yet: the harness failed, not the kernel
             raise SampleFailed("harness_error", error=f"clock calibration on the reference: "
