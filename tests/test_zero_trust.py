@@ -5,8 +5,8 @@ Every fixture is a ReLU kernel (problem 1 of tests/fixtures/problems) that reach
 or the harness's timers from its own code and tries to earn a record it does not deserve: forged
 replies, faked timing, replayed or precomputed answers, garbage in unaudited timed calls, replies sent
 before they were asked for, oversized messages, a switch on a guessed evaluation mode. All of them are
-samples of ONE run (hidden tests on, CPU unless KBV_ZERO_TRUST_DEVICE says otherwise, 20 timed trials), with an honest kernel last, which must still
-be judged correct and timed after them. A second run with the first run's input salt must reproduce
+samples of ONE run (hidden tests on, CPU unless KBV_ZERO_TRUST_DEVICE says otherwise, 20 timed
+trials), with an honest kernel last, which must still be judged correct and timed after them. A second run with the first run's input salt must reproduce
 every verdict.
 
 What each attack must end as is in OUTCOMES: either a failing status (and, where it is deterministic,
@@ -51,12 +51,13 @@ class Fails:
 @dataclass(frozen=True)
 class Withheld:
     """The attack computes the right answers, so it may be correct, but its time is withheld for one of
-    `flags` (on CUDA the calibrated clock check may fire before the coarse one)."""
+    `flags`."""
 
     flags: tuple
 
 
-JUDGE_CLOCK = ("timing_far_below_wall_clock", "timing_below_judge_clock")
+# The judge's clock checks that may withhold a faked time: on CUDA the calibrated one may fire first.
+JUDGE_CLOCK = ("timing_far_below_wall_clock",) + (("timing_below_judge_clock",) if DEVICE != "cpu" else ())
 OUTCOMES = {
     # A forged "error" with status "correct" arrives where "compiled" is expected: out of place.
     "zt_forge_done.py": Fails(("protocol_violation",), error="an error message with status 'correct'"),
@@ -81,8 +82,8 @@ OUTCOMES = {
     # takes the identity shortcut, returning its input, which fails the first case as aliasing (the
     # reference returns fresh storage; without that rule the negative distribution D4 would catch it).
     "zt_mode_switch.py": Fails(("incorrect",), failed_case="output_aliases_input"),
-    # Extra: replies forged before the judge asked ("ready" and 110 "armed" and trial pairs, from a thread) are read as
-    # replies to the later requests, but they hold outputs for inputs the judge had not yet written.
+    # Extra: replies forged before the judge asked ("ready" and 110 "armed" and trial pairs, from a thread)
+    # are read as replies to the later requests, but they hold outputs for inputs not yet written.
     "zt_pre_sent_trials_ready.py": Fails(("incorrect",), failed_case="timed_call_"),
     # Extra: an "output" header claiming 2**40 payload bytes, far above what the outputs can hold.
     "zt_payload_count_lie.py": Fails(("protocol_violation",), error="a payload of 1099511627776 bytes"),
