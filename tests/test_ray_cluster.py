@@ -70,7 +70,8 @@ def test_baselines_on_ray_are_the_local_files_with_the_same_fingerprints(tmp_pat
         assert done.returncode == 0, done.stderr[-3000:]
     for name in ("baseline_time_torch", "baseline_time_torch_tf32"):
         local, on_ray = (json.loads((tmp_path / m / "here" / f"{name}.json").read_text()) for m in ("local", "ray"))
-        assert sorted(on_ray["level1"]) == sorted(local["level1"]) and len(on_ray["level1"]) == 4
+        assert sorted(on_ray["level1"]) == sorted(local["level1"]) and len(on_ray["level1"]) == 4, \
+            (on_ray.get("failures"), local.get("failures"))
         assert all(e["mean"] > 0 and e["device"].startswith("ray:") for e in on_ray["level1"].values())
         assert compare_fingerprints(on_ray["fingerprint"], local["fingerprint"]) == []  # all but the date
 
