@@ -33,6 +33,4 @@ demo: install
 	  --degenerate_file $(TINY)/degenerate_problems.json --out runs/demo_leaderboard.html
 
 test: install
-	# -n 2 --dist loadfile: two workers, each taking whole test files (a module's shared run is made once);
-	# -rs: every skipped test says why (the browser test without Chromium); the slowest 15, for CI's 20 minutes.
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile -rs --durations=15
+	$(BIN)/python -m pytest -q -rs --durations=15  # -rs: every skipped test says why (the browser test without Chromium); the slowest 15 tests, for CI's 20 minutes
