@@ -87,11 +87,6 @@ def test_timing_cross_check_rules():
     assert timing_flags(stats, [5.0] * 100, [5.1] * 100, null, calibrated=True) == []
     # An honest tiny kernel whose calls took 0.18 ms more than the calibration's (seen on the H200) keeps its time.
     assert timing_flags(stats, [0.08] * 100, [0.36] * 100, null, calibrated=True) == []
-    # Three short calls on a loaded CPU, one stalled 200 ms: the total is far past the bound, the median
-    # call is not, so the time is kept; a fake of most calls moves both.
-    assert timing_flags({"num_trials": 3}, [0.05] * 3, [0.3, 200.0, 0.3], [0.2] * 5, calibrated=False) == []
-    assert "timing_far_below_wall_clock" in timing_flags({"num_trials": 3}, [2.0] * 3, [80.0] * 3, [0.2] * 5,
-                                                         calibrated=False)[0]
     refused = dict(stats, persisting_l2_resets=99)  # the driver refused one reset
     assert timing_flags(refused, times, [10.2] * 100, null, True) == ["persisting_l2_not_reset: 99 of 100 trials"]
 
