@@ -2,12 +2,17 @@
 
 import json
 import math
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import torch
 
 from conftest import TINY
 from kernelbench_verified.evaluate.build import arch_list, build_key, trim_compiler_output
+from kernelbench_verified.evaluate.launch import BUILD_NICE, build_cpus, lower_build_priority
 from kernelbench_verified.config import child_visible_devices, load_config, perf_trials, trials_by_level
 from kernelbench_verified.measure.correctness import compare_outputs
 from kernelbench_verified.errors import UserError
@@ -114,6 +119,21 @@ def test_judges_bind_to_the_gpus_the_user_made_visible(monkeypatch):
     assert [child_visible_devices(d) for d in ("cuda:0", "cuda:1", "cpu")] == ["2", "3", ""]
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
     assert child_visible_devices("cuda:1") == "1"
+
+
+def test_builds_start_niced_and_off_the_judges_cpus(monkeypatch):
+    """What every build process inherits from its build thread: a lower priority and the CPUs not kept
+    for the judges. The evaluator's own thread keeps its priority."""
+    probe = [sys.executable, "-c", "import os; print(os.getpriority(os.PRIO_PROCESS, 0), sorted(os.sched_getaffinity(0)))"]
+    own_nice, last_cpu = os.getpriority(os.PRIO_PROCESS, 0), {max(os.sched_getaffinity(0))}
+    with ThreadPoolExecutor(1, initializer=lower_build_priority, initargs=(last_cpu,)) as pool:
+        nice, cpus = pool.submit(subprocess.run, probe, capture_output=True, text=True, check=True).result().stdout.split(" ", 1)
+    assert int(nice) == max(BUILD_NICE, own_nice) and cpus.strip() == str(sorted(last_cpu))
+    assert os.getpriority(os.PRIO_PROCESS, 0) == own_nice
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)))
+    assert build_cpus(1) == set(range(3, 16)) and build_cpus(8) == set(range(4, 16))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    assert build_cpus(1) == {0, 1}
 
 
 def test_per_level_trial_counts():

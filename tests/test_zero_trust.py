@@ -102,8 +102,8 @@ OUTCOMES = {
 CPU_ONLY_CHECK = ("on the CPU only the coarse wall-clock check applies (the judge waited more than twice the "
                   "reported time plus the reference trials' overhead); the calibrated check that catches this "
                   "runs on CUDA only (KBV_ZERO_TRUST_DEVICE=cuda runs this file there)")
-TENTH_ON_CUDA = ("on the H200 (session 10) this fake left a gap of 0.107 ms per call against an allowance of 0.22 ms; "
-                 "honest kernels reach 0.095 ms at 0.17 ms per call (relu_compiled_graphs), so no allowance "
+TENTH_ON_CUDA = ("on the H200 (session 10) this fake left a gap of 0.107 ms per call; the allowance is 2 % + 0.3 ms "
+                 "(0.31 ms here) because honest records reach +0.262 ms (L2/74, session 11), so no allowance "
                  "separates them yet (docs/evaluation.md, Withheld time)")
 KNOWN_GAPS = ({"zt_forge_timing_half.py": CPU_ONLY_CHECK, "zt_forge_timing_tenth.py": CPU_ONLY_CHECK}
               if DEVICE == "cpu" else {"zt_forge_timing_tenth.py": TENTH_ON_CUDA})

@@ -46,15 +46,15 @@ NUM_AUDITS = 3
 # Reference trials that calibrate the judge's clock (at least the fewest, at most the most, within a
 # time budget), and how far beyond their overhead a sample's median gap between the judge's
 # clock and the reported time may go before its time is withheld.
-# The slack is set by honest records: the median gap of 550 honest H200 records (sessions 5-9, levels
-# 1-4, 0.1-245 ms per call) spans -0.32 to +0.34 ms, and of the clean fixtures (under 0.1 ms) reached
-# 0.071 ms; the former 5 % + 0.02 ms withheld 2 of 152 such references and 4 of 8 clean fixtures. With
-# session 10's window (run_trials) 80 honest records span -0.12 to +0.26 ms, so it stays: it withholds
-# none and catches a 10 % fake from about 5 ms per call (benchmarks/clock_sensitivity.py).
+# The slack is set by honest records. With session 10's window (run_trials) the median gap does not grow
+# with the call's time: 233 honest H200 records (sessions 10-11, 0.02-20 ms per call) reach +0.262 ms at
+# 1.33 ms (L2/74) and +0.259 ms at 20 ms, and the former 4 % + 0.2 ms withheld L2/74. 2 % + 0.3 ms
+# withholds none (0.065 ms to spare) and catches a fake of 35 % at 1-2 ms, 20 % at 2-5 ms and 7 % above
+# 10 ms (benchmarks/clock_sensitivity.py; benchmarks/results/h200_session_11/).
 # (warm-ups, fewest, most) by device: the CUDA check compares medians, so a short kernel's calibration
 # takes as many calls as its timed phase; the CPU's coarse check needs only a rough overhead.
 CALIBRATION_TRIALS, CALIBRATION_SECONDS = {"cuda": (3, 5, 100), "cpu": (1, 5, 20)}, 1.0
-SLACK_FRACTION, SLACK_MS = 0.04, 0.2
+SLACK_FRACTION, SLACK_MS = 0.02, 0.3
 
 
 class References:
@@ -661,8 +661,9 @@ def timing_flags(stats: dict, times: list, walls: list, clock_overhead: list, ca
     if over:
         flags.append(f"timing_exceeds_wall_clock: {over} of {len(times)} trials reported more than the judge waited")
     reported, waited = sum(times) / 1e3, sum(walls) / 1e3
-    # What the event times rightly leave out (flushes, synchronisation, messages), as the reference's trials saw it.
-    overhead = statistics.median(clock_overhead) * len(times) / 1e3 if clock_overhead else 0.002 * len(times)
+    # What the event times rightly leave out (flushes, synchronisation, messages), as the reference's trials
+    # saw it: a sum against sums, since on a busy host (builds beside the judge) the waits have long tails.
+    overhead = statistics.fmean(clock_overhead) * len(times) / 1e3 if clock_overhead else 0.002 * len(times)
     if waited > 2 * (reported + overhead) + 0.1:
         flags.append(f"timing_far_below_wall_clock: {reported:.3f} s reported, {waited:.3f} s waited")
     if calibrated and clock_overhead:

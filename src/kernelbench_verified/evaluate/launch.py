@@ -31,6 +31,29 @@ SPARE_SANDBOXES = 2
 _SANDBOX_COUNTER = itertools.count()
 
 
+# Builds run beside the judges' timed calls. A judge's clock and a kernel's launches must not wait for
+# nvcc: on the H200 host, 16 build workers on 16 cores stretched a 0.03 ms ReLU's judged calls to a mean of
+# 8 ms and withheld its time. So builds run niced (the kernel enforces it: a jailed build cannot lower
+# it again) and off a few CPUs kept for the judges (placement only: a build may widen its own set).
+BUILD_NICE = 10
+CPUS_KEPT_PER_JUDGE = 3  # the judge, its sandbox and the spare sandbox importing torch beside them
+
+
+def build_cpus(num_judges: int) -> set[int]:
+    """The CPUs builds may use: all but CPUS_KEPT_PER_JUDGE per judge, and never fewer than 3/4 of them
+    (a 2-core machine keeps none)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    kept = min(CPUS_KEPT_PER_JUDGE * num_judges, len(cpus) // 4)
+    return set(cpus[kept:])
+
+
+def lower_build_priority(cpus: set[int]) -> None:
+    """Called in a build thread. On Linux nice and affinity belong to the thread, and every process it
+    starts (the sandbox, ninja, nvcc) inherits them; the evaluator's other threads keep theirs."""
+    os.setpriority(os.PRIO_PROCESS, 0, max(BUILD_NICE, os.getpriority(os.PRIO_PROCESS, 0)))
+    os.sched_setaffinity(0, cpus)
+
+
 class LogPump(threading.Thread):
     """Copies a sandbox's output into its log file up to `limit` bytes; past that, kills it."""
 

@@ -25,10 +25,11 @@ import shutil
 import tarfile
 import tempfile
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .. import cluster
-from .launch import child_environment
+from .launch import child_environment, lower_build_priority
 from .worker import build_once, by_build, failed_to_build, start_spares
 
 
@@ -82,8 +83,11 @@ def build_task(settings: dict, build_root: str, job: dict, ship: bool) -> tuple[
     from .judge import Judge
 
     judge = Judge(settings, "cpu", child_environment(settings, Path(build_root), visible_devices=""))
+    # In a thread of its own, niced as local builds are: the node's GPU judges may be timing beside it,
+    # and this Ray worker may run other tasks after it. Which CPUs they use is Ray's to say, not ours.
     try:
-        built = build_once(judge, job)
+        with ThreadPoolExecutor(1, initializer=lower_build_priority, initargs=(os.sched_getaffinity(0),)) as thread:
+            built = thread.submit(build_once, judge, job).result()
     finally:
         judge.close()
     folder = Path(job["build_dir"])

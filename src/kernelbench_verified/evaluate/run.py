@@ -29,7 +29,7 @@ from ..problems.hidden_tests import DEFAULT_HIDDEN_DIR, hidden_path
 from ..problems.inputs import PRECISIONS, correctness_cases
 from . import cgroups, jail, pch
 from .judge import Judge
-from .launch import child_environment
+from .launch import build_cpus, child_environment, lower_build_priority
 from ..problems.load import Problem, list_problems, load_module
 from ..reports import ReportQueue
 from ..results import RUN_CONFIG_NAMES, ResultStore, new_record, read_json, write_json_atomic
@@ -303,7 +303,7 @@ def evaluate_run(cfg: DictConfig) -> int:
           f"results -> {store.path}")
     if settings["jail"]:
         cgroups.remove_left_behind(cgroups.owner_tag())  # what a killed evaluator left
-    making = _make_precompiled_header(toolchain, jobs)
+    making = _make_precompiled_header(toolchain, jobs, len(devices))
     try:
         _evaluate_jobs(jobs, settings, devices, build_root, recorder, cfg)
     finally:
@@ -336,14 +336,18 @@ def use_precompiled_header(cfg: DictConfig, settings: dict, build_root: Path) ->
     return toolchain
 
 
-def _make_precompiled_header(toolchain: pch.Toolchain | None, jobs: list) -> threading.Thread | None:
+def _make_precompiled_header(toolchain: pch.Toolchain | None, jobs: list, num_judges: int) -> threading.Thread | None:
     """Make the header beside the builds when enough pending kernels build a C++ extension for it to pay
     for itself (about two builds' worth of CPU, once per machine). A build that starts before it is
     ready reads torch's header, as it would without it."""
     if toolchain is None or not pch.worth_making(job["kernel_source"] for _, _, job in jobs
                                                  if not outcome_marker(job).is_file()):
         return None
-    thread = threading.Thread(target=toolchain.ensure, name="torch-pch", daemon=True)
+    def make() -> None:  # a build like the kernels' (lower_build_priority)
+        lower_build_priority(build_cpus(num_judges))
+        toolchain.ensure()
+
+    thread = threading.Thread(target=make, name="torch-pch", daemon=True)
     thread.start()
     return thread
 
@@ -362,7 +366,7 @@ def _evaluate_jobs(jobs: list, settings: dict, devices: list, build_root: Path, 
         finally:
             progress.close()
     else:
-        builder = Precompiler(jobs, settings, build_root, cfg.num_cpu_workers) if cfg.build_cache else None
+        builder = Precompiler(jobs, settings, build_root, cfg.num_cpu_workers, len(devices)) if cfg.build_cache else None
         dispatch(jobs, settings, devices, build_root, recorder, cfg.verbose, builder)
 
 
@@ -396,9 +400,10 @@ class Precompiler:
     key (identical sources share one build), and hands each kernel on as soon as its build is done:
     the judges evaluate while nvcc still builds the rest."""
 
-    def __init__(self, jobs: list, settings: dict, build_root: Path, workers: int):
+    def __init__(self, jobs: list, settings: dict, build_root: Path, workers: int, num_judges: int):
         self.judge = Judge(settings, "cpu", child_environment(settings, build_root, visible_devices=""))
-        self.pool = ThreadPoolExecutor(max_workers=workers)
+        self.pool = ThreadPoolExecutor(max_workers=workers, initializer=lower_build_priority,
+                                       initargs=(build_cpus(num_judges),))
         self.waiting: dict = {}  # build future -> the jobs it builds for
         for group in by_build(jobs):
             self.waiting[self.pool.submit(build_once, self.judge, group[0][2])] = group
