@@ -11,7 +11,8 @@ import pytest
 import torch
 
 from conftest import TINY
-from kernelbench_verified.evaluate.build import arch_list, build_key, trim_compiler_output
+from kernelbench_verified.evaluate import build
+from kernelbench_verified.evaluate.build import arch_list, build_key, compiler_versions, trim_compiler_output
 from kernelbench_verified.evaluate.launch import BUILD_NICE, build_cpus, lower_build_priority
 from kernelbench_verified.config import child_visible_devices, load_config, perf_trials, trials_by_level
 from kernelbench_verified.measure.correctness import compare_outputs
@@ -30,9 +31,13 @@ def test_arch_names_and_capabilities():
         arch_list(["Fermi"])
 
 
-def test_build_key_depends_on_source_arch_and_flags():
+def test_build_key_depends_on_source_arch_flags_and_compilers(monkeypatch):
     keys = {build_key("a", "9.0"), build_key("b", "9.0"), build_key("a", "8.0"), build_key("a", "9.0", "x")}
     assert len(keys) == 4 and build_key("a", "9.0") == build_key("a", "9.0")
+    assert "cxx=" in compiler_versions() and "nvcc=" in compiler_versions()
+    # A compile error recorded under one compiler is not reused under another.
+    monkeypatch.setattr(build, "compiler_versions", lambda: "cxx=/usr/bin/g++-13:g++ 13.1;nvcc=none")
+    assert build_key("a", "9.0") not in keys
 
 
 def test_compiler_output_is_trimmed_to_errors():

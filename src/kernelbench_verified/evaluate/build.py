@@ -1,14 +1,18 @@
 """Content-addressed kernel builds: architecture names, build directories and compiler messages.
 
 A kernel's build directory and extension-name suffix are derived from a hash of its source, the torch
-and CUDA versions, the architecture list and the flags, so identical kernels share a finished build,
+and CUDA versions, the compilers, the architecture list and the flags, so identical kernels share a finished build,
 different kernels never share a directory or a lock, and a re-run compiles nothing.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 from ..errors import UserError
@@ -51,7 +55,29 @@ def arch_list(gpu_arch) -> str:
 def toolchain_fingerprint() -> str:
     import torch
 
-    return f"torch={torch.__version__};cuda={torch.version.cuda}"
+    return f"torch={torch.__version__};cuda={torch.version.cuda};{compiler_versions()}"
+
+
+@functools.lru_cache(maxsize=None)
+def compiler_versions() -> str:
+    """Which `c++` (the jail passes no CXX, so builds call that one) and nvcc the builds run, by path and
+    first `--version` line: a recorded compile error must not outlive the compiler that gave it."""
+    from torch.utils.cpp_extension import CUDA_HOME
+
+    nvcc = os.path.join(CUDA_HOME, "bin", "nvcc") if CUDA_HOME else None
+    return ";".join(f"{name}={_version_line(path)}" for name, path in (("cxx", shutil.which("c++")), ("nvcc", nvcc)))
+
+
+def _version_line(path: str | None) -> str:
+    if not path or not os.path.isfile(path):
+        return "none"
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return f"{os.path.realpath(path)}:unusable"
+    # g++ names its version on the first line, nvcc on the one with "release"
+    line = next((line for line in out.splitlines() if "release" in line), out.partition("\n")[0])
+    return f"{os.path.realpath(path)}:{line.strip()}"
 
 
 def build_key(source: str, arch: str, flags: str = "") -> str:
