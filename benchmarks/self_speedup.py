@@ -1,7 +1,7 @@
 """Every reference evaluated as its own candidate (`class ModelNew(Model): pass`), against a baseline
 timed in the same session: identical code must score 1.00x and must never be rejected.
 
-    python benchmarks/self_speedup.py --levels 1 2 3 [--subset 1 20] [--timing-path sandbox] [--out f.json]
+    python benchmarks/self_speedup.py --levels 1 2 3 [--subset 1 20] [--chunk 10] [--timing-path sandbox] [--out f.json]
     python benchmarks/self_speedup.py --records RESULTS.json:BASELINE.json ...   (figures of runs made before)
 
 For each level it writes a run of self-candidates (the problem file with `class ModelNew(Model): pass`
@@ -128,6 +128,23 @@ def print_report(result: dict) -> None:
         print(f"  {line}")
 
 
+def chunks(problems: list, size: int) -> list[list]:
+    return [problems[i:i + size] for i in range(0, len(problems), size)]
+
+
+def time_then_evaluate(args, level: int, run: str, problems: list) -> None:
+    """The baseline of these problems, then their self-candidates: both scripts resume, so the level's
+    baseline file and result file grow part by part."""
+    common = [f"subset=[{problems[0].pid},{problems[-1].pid}]"] + \
+        ([f"problems_dir={args.problems_dir}"] if args.problems_dir else [])
+    run_script("generate_baseline_time.py", [f"level={level}", f"out_dir={args.work / 'timing'}",
+                                             f"modes=[{MODE}]", "hardware=here", f"timing_path={args.timing_path}",
+                                             f"sandbox_runs_dir={args.work / 'baseline_runs'}", *common])
+    hidden = [f"hidden_tests_dir={args.hidden_tests_dir}"] if args.hidden_tests_dir else []
+    run_script("eval_from_generations.py", [f"run_name={run}", f"runs_dir={args.work / 'runs'}", f"level={level}",
+                                            "use_hidden_tests=True", *common, *hidden, *args.extra])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--levels", type=int, nargs="+", default=[1])
@@ -141,6 +158,9 @@ def main() -> None:
     parser.add_argument("--records", nargs="+", metavar="RECORDS:BASELINE",
                         help="evaluate nothing: the figures of these runs' result and baseline files")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--chunk", type=int, default=0, metavar="N",
+                        help="time the baseline of N problems, then their candidates, and so on: a baseline is "
+                             "then minutes, not a whole level, older than its candidate (default: whole levels)")
     args = parser.parse_args()
     if args.records:
         result = from_records(args.records, args.problems_dir)
@@ -148,19 +168,12 @@ def main() -> None:
             args.out.write_text(json.dumps(result, indent=2))
         print_report(result)
         return
-    subset = f"[{args.subset[0]},{args.subset[1]}]" if args.subset else "[null,null]"
-    common = [f"subset={subset}"] + ([f"problems_dir={args.problems_dir}"] if args.problems_dir else [])
     result = {"levels": {}, "rejected": [], "withheld": []}
     for level in args.levels:
         problems = list_problems(level, args.problems_dir, tuple(args.subset) if args.subset else (None, None))
         run = write_run(args.work / "runs", level, problems)
-        run_script("generate_baseline_time.py", [f"level={level}", f"out_dir={args.work / 'timing'}",
-                                                 f"modes=[{MODE}]", "hardware=here", f"timing_path={args.timing_path}",
-                                                 f"sandbox_runs_dir={args.work / 'baseline_runs'}", *common])
-        hidden = [f"hidden_tests_dir={args.hidden_tests_dir}"] if args.hidden_tests_dir else []
-        run_script("eval_from_generations.py", [f"run_name={run}", f"runs_dir={args.work / 'runs'}",
-                                                f"level={level}", "use_hidden_tests=True", *common, *hidden,
-                                                *args.extra])
+        for part in chunks(problems, max(1, args.chunk or len(problems))):
+            time_then_evaluate(args, level, run, part)
         records = json.loads((args.work / "runs" / run / "eval_results_hidden.json").read_text())
         baseline = json.loads((args.work / "timing" / "here" / f"{MODE}.json").read_text()).get(f"level{level}", {})
         add_level(result, level, records, baseline, problems)
