@@ -5,6 +5,7 @@ says about itself. Also the jail's own pieces: seccomp, the environment, refused
 import hashlib
 import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -246,6 +247,21 @@ def test_seccomp_refuses_ptrace_mounts_and_new_namespaces(tmp_path):
         tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["1", "1", "1", "fork", "ok", "thread", "ok"]  # EPERM three times
+
+
+def test_a_jailed_process_cannot_raise_its_priority(tmp_path, monkeypatch):
+    """Builds start niced (launch.lower_build_priority), and a jailed process cannot take the judges'
+    priority back, whatever RLIMIT_NICE the host gives it (this host's is already 0, so the limit the
+    jail sets is checked as well)."""
+    result = run_jailed("import os\nos.setpriority(os.PRIO_PROCESS, 0, 10)\n"
+                        "try:\n    os.setpriority(os.PRIO_PROCESS, 0, 0)\nexcept OSError as e:\n    print('refused', e.errno)\n"
+                        "print(os.getpriority(os.PRIO_PROCESS, 0))\n", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["refused", "13", "10"]  # EACCES
+    set_limits = {}
+    monkeypatch.setattr(jail.resource, "setrlimit", lambda which, values: set_limits.__setitem__(which, values))
+    jail._set_limits({"max_processes": 64, "max_file_mb": 64, "max_cpu_seconds": 60})
+    assert set_limits[resource.RLIMIT_NICE] == (0, 0)
 
 
 def speculation_lines(status: str) -> dict:

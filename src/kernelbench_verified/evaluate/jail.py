@@ -263,7 +263,8 @@ def _drop_privileges(uid: int) -> None:
 def _set_limits(spec: dict) -> None:
     gib = 1 << 30
     limits = {resource.RLIMIT_NPROC: spec["max_processes"], resource.RLIMIT_FSIZE: spec["max_file_mb"] << 20,
-              resource.RLIMIT_CPU: spec["max_cpu_seconds"], resource.RLIMIT_NOFILE: 4096, resource.RLIMIT_CORE: 0}
+              resource.RLIMIT_CPU: spec["max_cpu_seconds"], resource.RLIMIT_NOFILE: 4096, resource.RLIMIT_CORE: 0,
+              resource.RLIMIT_NICE: 0}  # never below the nice it started with (builds start at BUILD_NICE)
     if spec.get("max_host_memory_gb"):
         # Only without a cgroup and without CUDA: the CUDA driver maps large private regions that would count.
         limits[resource.RLIMIT_DATA] = int(spec["max_host_memory_gb"] * gib)

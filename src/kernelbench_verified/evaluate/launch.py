@@ -33,8 +33,8 @@ _SANDBOX_COUNTER = itertools.count()
 
 # Builds run beside the judges' timed calls. A judge's clock and a kernel's launches must not wait for
 # nvcc: on the H200 host, 16 build workers on 16 cores stretched a 0.03 ms ReLU's judged calls to a mean of
-# 8 ms and withheld its time. So builds run niced (the kernel enforces it: a jailed build cannot lower
-# it again) and off a few CPUs kept for the judges (placement only: a build may widen its own set).
+# 8 ms and withheld its time. So builds run niced (a jailed build cannot lower it again: jail._set_limits
+# sets RLIMIT_NICE to 0) and off a few CPUs kept for the judges (placement only: a build may widen its set).
 BUILD_NICE = 10
 CPUS_KEPT_PER_JUDGE = 3  # the judge, its sandbox and the spare sandbox importing torch beside them
 
