@@ -68,12 +68,19 @@ def compiler_versions() -> str:
     return ";".join(f"{name}={_version_line(path)}" for name, path in (("cxx", shutil.which("c++")), ("nvcc", nvcc)))
 
 
+def version_output(program: str) -> str | None:
+    """What `program --version` prints, or None when it does not run."""
+    try:
+        return subprocess.run([program, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
 def _version_line(path: str | None) -> str:
     if not path or not os.path.isfile(path):
         return "none"
-    try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
+    out = version_output(path)
+    if out is None:
         return f"{os.path.realpath(path)}:unusable"
     # g++ names its version on the first line, nvcc on the one with "release"
     line = next((line for line in out.splitlines() if "release" in line), out.partition("\n")[0])

@@ -23,6 +23,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from .build import version_output
+
 # extra_cflags (as a kernel passes them to load_inline) that get a precompiled header, by folder name.
 FLAG_SETS = {"default": (), "O3": ("-O3",)}
 HEADER = Path("torch") / "extension.h.gch"
@@ -88,11 +90,8 @@ def main_cpp_command(environment: dict | None = None) -> tuple[str, list[str]]:
 
 def _gcc_version(cxx: str) -> str | None:
     """`cxx --version`, or None when it is not GCC (or does not run)."""
-    try:
-        out = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out if "Free Software Foundation" in out and "clang" not in out.lower() else None
+    out = version_output(cxx)
+    return out if out and "Free Software Foundation" in out and "clang" not in out.lower() else None
 
 
 def is_gcc(cxx: str) -> bool:
