@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# H200 session 12: one device call's steps, each writing flat into $1 (the call's $OUT), with the GPU's
+# clocks, temperature and power logged every 200 ms beside them (`smi.csv`).
+#
+#     bash benchmarks/results/session12_call.sh OUT self:2:1:50 rerun:2:1:50 self:3:1:50 ...
+#
+# self:L:A:B   problems A-B of level L as their own candidates, baselines timed as kernels are
+# rerun:L:A:B  the same candidates evaluated a second time against the same baseline: with `self`, it
+#              tells drift between runs (time) from a difference between a baseline run and a
+#              candidate run (their settings)
+# nvcc:N       N of benchmarks/cold_builds.py's kernels built at once by torch's load_inline, each nvcc
+#              phase timed (`nvcc --time`): where a cold build's seconds go
+out=${1:?out}
+shift
+mkdir -p "$out"
+cd "$(dirname "$0")/../.."
+fields=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw,clocks_event_reasons.active
+nvidia-smi --query-gpu=$fields --format=csv,noheader > /dev/null 2>&1 || fields=${fields%,*}  # older drivers
+nvidia-smi --query-gpu=$fields --format=csv -lms 200 > "$out/smi.csv" 2>&1 &
+smi=$!
+step() { echo "$(date +%T.%N | cut -c1-12) $*" >> "$out/steps.log"; }
+for spec in "$@"; do
+    IFS=: read -r what level first last <<< "$spec"
+    tag="L${level}_p${first}-${last}"
+    work=/tmp/kbv_self_$tag
+    step "start $spec"
+    case $what in
+    self)
+        rm -rf "$work"
+        python3 benchmarks/self_speedup.py --levels "$level" --subset "$first" "$last" --timing-path sandbox \
+            --work "$work" --out "$out/self_$tag.json" > "$out/self_$tag.log" 2>&1
+        cp "$work/runs/self_level$level/eval_results_hidden.json" "$out/self_${tag}_eval_results_hidden.json"
+        cp "$work/timing/here/baseline_time_torch.json" "$out/self_${tag}_baseline_time_torch.json"
+        cp "$work/baseline_runs/baseline_time_torch_level$level/eval_results.json" "$out/self_${tag}_baseline_records.json"
+        ;;
+    rerun)
+        rm -rf "$work/runs/rerun" && mkdir -p "$work/runs/rerun"
+        cp "$work"/runs/self_level"$level"/*_kernel.py "$work/runs/rerun/"
+        python3 scripts/eval_from_generations.py run_name=rerun "runs_dir=$work/runs" "level=$level" \
+            use_hidden_tests=True "subset=[$first,$last]" > "$out/rerun_$tag.log" 2>&1
+        cp "$work/runs/rerun/eval_results_hidden.json" "$out/rerun_${tag}_eval_results_hidden.json"
+        ;;
+    nvcc)
+        rm -rf /tmp/kbv_nvcc && mkdir -p /tmp/kbv_nvcc
+        python3 -c "import sys; sys.path.insert(0, 'benchmarks'); import cold_builds
+for i, source in enumerate(cold_builds.kernel_sources($level)): open(f'/tmp/kbv_nvcc/k{i}.py', 'w').write(source)"
+        builds=()
+        for kernel in /tmp/kbv_nvcc/k*.py; do
+            name=$(basename "$kernel" .py)
+            TORCH_EXTENSIONS_DIR=/tmp/kbv_nvcc/ext_$name NVCC_APPEND_FLAGS="--time $out/nvcc_${level}_$name.csv" \
+                python3 "$kernel" > "$out/nvcc_${level}_$name.log" 2>&1 &
+            builds+=($!)
+        done
+        wait "${builds[@]}"  # not the clock logger
+        ;;
+    esac
+    step "end $spec rc=$?"
+done
+kill $smi
