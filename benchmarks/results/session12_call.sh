@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# H200 session 12: one device call's steps, each writing flat into $1 (the call's $OUT), with the GPU's
-# clocks, temperature and power logged every 200 ms beside them (`smi.csv`).
+# H200 session 12: one device call's steps, each writing flat into $1, with the GPU's clocks,
+# temperature and power logged every 200 ms beside them (`smi.csv`). The device tool returns at most
+# 8 files from $OUT, so give a folder under /tmp and tar it into $OUT afterwards.
 #
 #     bash benchmarks/results/session12_call.sh OUT self:2:1:50 rerun:2:1:50 self:3:1:50 ...
 #
@@ -29,6 +30,7 @@ for spec in "$@"; do
         rm -rf "$work"
         python3 benchmarks/self_speedup.py --levels "$level" --subset "$first" "$last" --timing-path sandbox \
             --work "$work" --out "$out/self_$tag.json" > "$out/self_$tag.log" 2>&1
+        rc=$?
         cp "$work/runs/self_level$level/eval_results_hidden.json" "$out/self_${tag}_eval_results_hidden.json"
         cp "$work/timing/here/baseline_time_torch.json" "$out/self_${tag}_baseline_time_torch.json"
         cp "$work/baseline_runs/baseline_time_torch_level$level/eval_results.json" "$out/self_${tag}_baseline_records.json"
@@ -38,6 +40,7 @@ for spec in "$@"; do
         cp "$work"/runs/self_level"$level"/*_kernel.py "$work/runs/rerun/"
         python3 scripts/eval_from_generations.py run_name=rerun "runs_dir=$work/runs" "level=$level" \
             use_hidden_tests=True "subset=[$first,$last]" > "$out/rerun_$tag.log" 2>&1
+        rc=$?
         cp "$work/runs/rerun/eval_results_hidden.json" "$out/rerun_${tag}_eval_results_hidden.json"
         ;;
     nvcc)
@@ -52,8 +55,10 @@ for i, source in enumerate(cold_builds.kernel_sources($level)): open(f'/tmp/kbv_
             builds+=($!)
         done
         wait "${builds[@]}"  # not the clock logger
+        rc=$?
         ;;
+    *) echo "unknown step $spec" >&2; rc=2 ;;
     esac
-    step "end $spec rc=$?"
+    step "end $spec rc=$rc"  # the step's own command, not the copies after it
 done
 kill $smi
