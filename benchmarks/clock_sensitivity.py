@@ -8,13 +8,16 @@ check (judge.timing_flags) is re-run on each honest, correct, CUDA-timed record 
 scaled by 1 - f, for growing f, until it withholds the time. Records with the judge's raw figures
 (metadata.judge_trials_ms) are re-run exactly; older ones from their recorded gap and median.
 
-Prints the honest records withheld (f = 0), the honest gap's quantiles, and per duration bucket the
-fake caught in every record and in 95 % of them.
+Prints the honest records withheld (f = 0), the honest gap's quantiles, per duration bucket the
+fake caught in every record and in 95 % of them, and, for records that say when each reply arrived,
+where the gap lies: before the reply (the sandbox's side: the call, the messages, its export) or after
+it (the judge mapping and copying the outputs).
 """
 
 import argparse
 import json
 import math
+import statistics
 import sys
 from pathlib import Path
 
@@ -67,6 +70,29 @@ def quantile(values: list, q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
 
 
+def gap_split(record: dict) -> tuple[float, float] | None:
+    """The record's gap (timed median minus calibration median), before and after the reply arrived."""
+    raw = record["metadata"].get("judge_trials_ms", {})
+    if not raw.get("replied") or not raw.get("calibration_replied"):
+        return None
+    timed_before = [r - t for t, r in zip(raw["reported"], raw["replied"])]
+    timed_after = [w - r for r, w in zip(raw["replied"], raw["waited"])]
+    calib_waited = [t + o for t, o in zip(raw["calibration_reported"], raw["calibration_overhead"])]
+    calib_before = [r - t for t, r in zip(raw["calibration_reported"], raw["calibration_replied"])]
+    calib_after = [w - r for r, w in zip(raw["calibration_replied"], calib_waited)]
+    median = statistics.median
+    return median(timed_before) - median(calib_before), median(timed_after) - median(calib_after)
+
+
+def print_split(records: list) -> None:
+    splits = [s for s in map(gap_split, records) if s]
+    if splits:
+        for name, values in (("before the reply", [b for b, _ in splits]), ("after the reply", [a for _, a in splits])):
+            print(f"gap {name:17s} (ms, {len(values)} records), quantiles 0/5/50/95/100 %: "
+                  + " / ".join(f"{quantile(values, q):+.3f}" for q in (0, 0.05, 0.5, 0.95, 1))
+                  + f", sd {statistics.pstdev(values):.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("results", type=Path, nargs="+")
@@ -88,6 +114,7 @@ def main() -> None:
         if inside:
             fakes = [smallest_fake(r) for r in inside]
             print(f"{low:>5g}-{high:<6g} ms {len(inside):4d}   {max(fakes):>10.0%}   {quantile(fakes, 0.95):>22.0%}")
+    print_split(records)
 
 
 if __name__ == "__main__":

@@ -41,7 +41,10 @@ def test_the_clock_check_can_be_rerun_from_the_recorded_raw_figures(results, key
     reproducible from the record, for an honest kernel and for one with a patched timer."""
     metadata = results[key]["metadata"]
     raw = metadata["judge_trials_ms"]
-    assert len(raw["reported"]) == len(raw["waited"]) == 20 and raw["calibration_overhead"]
+    assert len(raw["reported"]) == len(raw["waited"]) == len(raw["replied"]) == 20 and raw["calibration_overhead"]
+    assert len(raw["calibration_replied"]) == len(raw["calibration_reported"]) == len(raw["calibration_overhead"])
+    # The reply arrives inside the window, after the call it reports on.
+    assert all(t <= r * 1.01 + 0.05 and r <= w for t, r, w in zip(raw["reported"], raw["replied"], raw["waited"]))
     stats = results[key]["runtime_stats"] or metadata["untrusted_runtime_stats"]
     flags = timing_flags(stats, raw["reported"], raw["waited"], raw["calibration_overhead"], calibrated=False)
     assert [f.split(":")[0] for f in flags] == [f.split(":")[0] for f in metadata["integrity"]]

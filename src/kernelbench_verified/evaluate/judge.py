@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import time
 from collections import deque
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -55,6 +56,21 @@ NUM_AUDITS = 3
 # takes as many calls as its timed phase; the CPU's coarse check needs only a rough overhead.
 CALIBRATION_TRIALS, CALIBRATION_SECONDS = {"cuda": (3, 5, 100), "cpu": (1, 5, 20)}, 1.0
 SLACK_FRACTION, SLACK_MS = 0.02, 0.3
+
+
+@dataclass
+class Trials:
+    """What run_trials saw, per call: the reported milliseconds, the judge's milliseconds until the reply
+    arrived and until its copy of the outputs was done (its clock); the copies kept, and how many calls
+    reset the persisting L2."""
+    reported: list = field(default_factory=list)
+    replied: list = field(default_factory=list)
+    waited: list = field(default_factory=list)
+    kept: dict = field(default_factory=dict)
+    l2_resets: int = 0
+
+    def overhead(self) -> list[float]:
+        return [w - t for t, w in zip(self.reported, self.waited)]
 
 
 class References:
@@ -248,6 +264,8 @@ class Conversation:
         self.device = judge.device
         self.lap = PhaseClock(record.setdefault("phase_seconds", {}))
         self.last_op = None  # the judge's last request: what a reported failure answers
+        self.clock_overhead: list[float] = []  # judge minus reported ms of the reference's calibration trials
+        self.calibration = Trials()  # those trials' own figures
 
     # ------------------------------------------------------------ messages
 
@@ -372,14 +390,15 @@ class Conversation:
             buffers = self.request("timing", self.judge.references.inputs(like))
             self.expect("ready")
             warmup, fewest, most = CALIBRATION_TRIALS["cuda" if self.device.type == "cuda" else "cpu"]
-            times, walls, _, _ = self.run_trials(buffers, like, "calibration", warmup, most, set(),
-                                              stop_after=(fewest, CALIBRATION_SECONDS))
+            trials = self.run_trials(buffers, like, "calibration", warmup, most, set(),
+                                     stop_after=(fewest, CALIBRATION_SECONDS))
         except SampleFailed as failed:  # no kernel code has run yet: the harness failed, not the kernel
             raise SampleFailed("harness_error", error=f"clock calibration on the reference: "
                                                       f"{failed.details.get('error', failed.status)}") from None
         self.post({"op": "load"})
-        self.record["reference_ms"] = statistics.median(times)  # the reference's own time here (refinement feedback)
-        return [w - t for t, w in zip(times, walls)]
+        self.record["reference_ms"] = statistics.median(trials.reported)  # the reference's own time here (refinement feedback)
+        self.calibration = trials
+        return trials.overhead()
 
     def request(self, op: str, values: list, **fields) -> list:
         """Send request `op` with `values` as its inputs; returns what the judge can read back of those
@@ -475,27 +494,32 @@ class Conversation:
         self.expect("ready")
         trials, warmup = job["num_perf_trials"], job["num_warmup"]
         keep = self.trials_to_keep(refs.get(like), trials)
-        times, walls, kept, l2_resets = self.run_trials(buffers, like, "timed", warmup, trials, keep)
+        timed = self.run_trials(buffers, like, "timed", warmup, trials, keep)
+        times, walls = timed.reported, timed.waited
         self.lap("timing")
         self.record["runtime_stats"] = dict(summarize(times), num_warmup=warmup, l2_flush=bool(job["flush_l2"]),
                                             device=str(self.device))
         if self.device.type == "cuda":
-            self.record["runtime_stats"]["persisting_l2_resets"] = l2_resets
+            self.record["runtime_stats"]["persisting_l2_resets"] = timed.l2_resets
         self.record["judge_wall_stats"] = summarize(walls)
         self.record["judge_clock_overhead_ms"] = summarize(self.clock_overhead)
         # The judge's raw figures, to microseconds: anyone can re-run the clock's check on them (and tune
-        # it on honest kernels) without trusting its summary.
+        # it on honest kernels) without trusting its summary. "replied" splits each window where the reply
+        # arrived: before, the call, the messages and the sandbox's export; after, the judge's mapping and copy.
         self.record["judge_trials_ms"] = {"reported": _rounded(times), "waited": _rounded(walls),
-                                          "calibration_overhead": _rounded(self.clock_overhead)}
+                                          "replied": _rounded(timed.replied),
+                                          "calibration_overhead": _rounded(self.clock_overhead),
+                                          "calibration_reported": _rounded(self.calibration.reported),
+                                          "calibration_replied": _rounded(self.calibration.replied)}
         if self.clock_overhead:
             self.record["judge_clock_gap_ms"] = (statistics.median(w - t for t, w in zip(times, walls))
                                                  - statistics.median(self.clock_overhead))
         self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, self.clock_overhead,
                                                 calibrated=self.device.type == "cuda")
-        self.audit(kept)
+        self.audit(timed.kept)
 
     def run_trials(self, buffers: list, like: Case, phase: str, warmup: int, trials: int, keep: set,
-                   stop_after: tuple[int, float] | None = None) -> tuple[list, list, dict, int]:
+                   stop_after: tuple[int, float] | None = None) -> Trials:
         """Warm-ups, then timed calls, each in two requests. "arm": the sandbox finishes the last call's
         work and gives back any persisting L2. Then the judge writes fresh inputs into the shared buffers,
         flushes L2 from its own process and starts its clock. "trial": the call; its reply (the event time
@@ -503,11 +527,10 @@ class Conversation:
         when that copy is done. So the window holds the call, two messages and one copy (what the
         reference's calibration trials measure as overhead), and nothing of the call can fall outside
         it: work before the inputs exist is not work on them, and outputs still being written when the
-        judge copies them fail the audit of any call it picks afterwards. Returns reported and judge
-        milliseconds, the copies of the calls in `keep` and how many calls reset the persisting L2.
-        `stop_after` (count, seconds): stop once that many calls took that long."""
+        judge copies them fail the audit of any call it picks afterwards. Keeps the copies of the calls
+        in `keep`. `stop_after` (count, seconds): stop once that many calls took that long."""
         refs = self.judge.references
-        times, walls, kept, l2_resets = [], [], {}, 0
+        seen = Trials()
         expected = refs.get(like)
         bound = payload_bound(buffers) + payload_bound(expected)
         # Each call's copy lands in memory allocated now, outside the clock: a kept copy allocated in
@@ -534,6 +557,7 @@ class Conversation:
             started = time.perf_counter()
             self.post(message, payload)
             reply = self.expect("trial", bound, spin=cuda)
+            replied_ms = (time.perf_counter() - started) * 1e3
             # Every call's outputs are copied alike, kept or not, so no call's window differs from another's.
             # The last call's mapping stays open until this one's is made: the sandbox's allocator hands
             # out the same memory again, and the judge's CUDA then reuses that mapping instead of opening
@@ -549,16 +573,17 @@ class Conversation:
                 raise ProtocolViolation(f"a trial time of {str(ms)[:40]!r}")
             if index < 0:
                 continue
-            times.append(float(ms))
-            walls.append(wall_ms)
-            l2_resets += l2_reset
+            seen.reported.append(float(ms))
+            seen.replied.append(replied_ms)
+            seen.waited.append(wall_ms)
+            seen.l2_resets += l2_reset
             if index in keep:
-                kept[index] = copies
+                seen.kept[index] = copies
             del copies
-            if stop_after and len(times) >= stop_after[0] and sum(walls) / 1e3 >= stop_after[1]:
+            if stop_after and len(seen.reported) >= stop_after[0] and sum(seen.waited) / 1e3 >= stop_after[1]:
                 break
         del mapped  # before the next request, which lets the sandbox free that memory
-        return times, walls, kept, l2_resets
+        return seen
 
     def trials_to_keep(self, expected: list, trials: int) -> set:
         """The timed calls whose outputs the judge copies, for audits chosen after the phase: all of
