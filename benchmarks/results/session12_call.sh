@@ -5,12 +5,14 @@
 #
 #     bash benchmarks/results/session12_call.sh OUT self:2:1:50 rerun:2:1:50 self:3:1:50 ...
 #
-# self:L:A:B   problems A-B of level L as their own candidates, baselines timed as kernels are
+# self:L:A:B[:FILE]  problems A-B of level L as their own candidates, baselines timed as kernels are;
+#              with FILE (a baseline_time_torch.json timed before), the baseline resumes from it
 # rerun:L:A:B  the same candidates evaluated a second time against the same baseline: with `self`, it
 #              tells drift between runs (time) from a difference between a baseline run and a
 #              candidate run (their settings)
 # nvcc:N       N of benchmarks/cold_builds.py's kernels built at once by torch's load_inline, each nvcc
 #              phase timed (`nvcc --time`): where a cold build's seconds go
+# launch:R     benchmarks/launch_bound.py, R rounds, with the CPU topology and steal time around it
 out=${1:?out}
 shift
 mkdir -p "$out"
@@ -19,15 +21,17 @@ fields=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw,clocks_event_re
 nvidia-smi --query-gpu=$fields --format=csv,noheader > /dev/null 2>&1 || fields=${fields%,*}  # older drivers
 nvidia-smi --query-gpu=$fields --format=csv -lms 200 > "$out/smi.csv" 2>&1 &
 smi=$!
+trap 'kill $smi 2> /dev/null' EXIT  # also when an outer `timeout` ends this script
 step() { echo "$(date +%T.%N | cut -c1-12) $*" >> "$out/steps.log"; }
 for spec in "$@"; do
-    IFS=: read -r what level first last <<< "$spec"
+    IFS=: read -r what level first last seed <<< "$spec"
     tag="L${level}_p${first}-${last}"
     work=/tmp/kbv_self_$tag
     step "start $spec"
     case $what in
     self)
         rm -rf "$work"
+        if [ -n "$seed" ]; then mkdir -p "$work/timing/here" && cp "$seed" "$work/timing/here/baseline_time_torch.json"; fi
         python3 benchmarks/self_speedup.py --levels "$level" --subset "$first" "$last" --timing-path sandbox \
             --work "$work" --out "$out/self_$tag.json" > "$out/self_$tag.log" 2>&1
         rc=$?
@@ -57,8 +61,13 @@ for i, source in enumerate(cold_builds.kernel_sources($level)): open(f'/tmp/kbv_
         wait "${builds[@]}"  # not the clock logger
         rc=$?
         ;;
+    launch)
+        { lscpu -e; grep '^cpu ' /proc/stat; } > "$out/launch_host.txt" 2>&1
+        python3 benchmarks/launch_bound.py --rounds "$level" --out "$out/launch_bound.json" > "$out/launch_bound.log" 2>&1
+        rc=$?
+        grep '^cpu ' /proc/stat >> "$out/launch_host.txt"  # steal is the 8th figure
+        ;;
     *) echo "unknown step $spec" >&2; rc=2 ;;
     esac
     step "end $spec rc=$rc"  # the step's own command, not the copies after it
 done
-kill $smi
