@@ -178,7 +178,7 @@ def test_a_spare_sandbox_that_died_is_replaced_not_blamed(tmp_path):
 def test_self_speedup_splits_each_speedup_at_the_reference_timed_in_the_sandbox(tmp_path):
     """benchmarks/self_speedup.py --records: from a run's records and its baseline file, the speedup of
     identical code and its two parts (baseline to the reference in the sandbox, that to the candidate),
-    and every rejection; parts of one level merge."""
+    the steady problems' speedups, and every rejection; parts of one level merge."""
     from conftest import load_benchmark
 
     bench = load_benchmark("self_speedup")
@@ -186,14 +186,19 @@ def test_self_speedup_splits_each_speedup_at_the_reference_timed_in_the_sandbox(
 
     def record(pid, status, runtime, reference_ms):
         return {"problem_id": pid, "level": 1, "eval_status": status, "runtime": runtime,
-                "runtime_stats": {"median": runtime}, "metadata": {"reference_ms": reference_ms, "failed_case": "D2"}}
+                "runtime_stats": {"median": runtime, "mean": runtime, "std": 0.05 * runtime},
+                "metadata": {"reference_ms": reference_ms, "failed_case": "D2"}}
 
     pairs = []
     for pid, name, rec in ((1, names[0], record(1, "correct", 2.0, 1.6)), (2, names[1], record(2, "incorrect", 1.0, 1.0))):
         (tmp_path / f"r{pid}.json").write_text(json.dumps({f"{pid}_0": rec}))
-        (tmp_path / f"b{pid}.json").write_text(json.dumps({"level1": {name: {"mean": 1.0, "median": 1.2}}}))
+        (tmp_path / f"b{pid}.json").write_text(json.dumps({"level1": {name: {"mean": 1.0, "median": 1.2, "std": 0.01}}}))
         pairs.append(f"{tmp_path / f'r{pid}.json'}:{tmp_path / f'b{pid}.json'}")
     result = bench.from_records(pairs, TINY / "KernelBench")
     assert result["speedups"] == {"L1/1": 0.5}
     assert result["to_sandbox"] == {"L1/1": pytest.approx(0.75)} and result["in_sandbox"] == {"L1/1": 0.8}
     assert result["levels"][1]["n"] == 1 and result["rejected"] == ["L1/2 incorrect: D2"]
+    assert result["steady"] == {}  # the candidate's calls vary by 5 %: launch-loop noise, not the GPU's time
+    steady = bench.figures(1, {"1_0": dict(record(1, "correct", 2.0, 1.6), runtime_stats={"median": 2.0, "mean": 2.0, "std": 0.02})},
+                           {names[0]: {"mean": 1.0, "median": 1.2, "std": 0.01}}, list_problems(1, TINY / "KernelBench")[:1])
+    assert steady["steady"] == {"L1/1": 0.5}
