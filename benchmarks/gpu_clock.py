@@ -35,7 +35,7 @@ import torch.multiprocessing as mp
 def kernel_process(conn, n: int) -> None:
     """The kernel's side: buffers the judge writes and reads, and the call queued on request."""
     torch.backends.cuda.matmul.allow_tf32 = False
-    device = torch.device("cuda")
+    device = torch.device("cuda", 0)
     x = torch.empty(n, n, device=device)
     y = torch.empty(n, n, device=device)
     w = torch.randn(n, n, device=device)
@@ -113,7 +113,7 @@ def one_run(n: int, calls: int, lead: tuple[int, float]) -> tuple[dict, dict]:
     x, y, ready_handle = here.recv()
     go = torch.cuda.Event(interprocess=True)
     here.send(go.ipc_handle())
-    ready = torch.cuda.Event.from_ipc_handle(torch.device("cuda"), ready_handle)
+    ready = torch.cuda.Event.from_ipc_handle(torch.device("cuda", 0), ready_handle)
     for _ in range(5):
         one_call(here, x, y, go, ready, lead)  # warm-up
     calibration = phase(here, x, y, go, ready, calls, lead)
