@@ -21,7 +21,8 @@ leaves outputs that the judge's audits of copied calls find wrong, as today.
 Each run is a fresh kernel process: a calibration phase (the same call) and a timed phase, like a
 sample. Prints per run the median gap (T1 - T0 minus the reported time) of both phases and their
 difference, and over runs the difference's spread: the smallest fake this clock could catch is a few
-times that spread. Then the same for the host's clock on the same calls, for comparison.
+times that spread. Then the same for the host's clock on the same calls (from queuing the sleep to
+the end of the copy, so the lead is in it as a constant), for comparison.
 """
 
 import argparse
