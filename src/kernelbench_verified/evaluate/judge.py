@@ -523,8 +523,9 @@ class Conversation:
         """Warm-ups, then timed calls, each in two requests. "arm": the sandbox finishes the last call's
         work and gives back any persisting L2. Then the judge writes fresh inputs into the shared buffers,
         flushes L2 from its own process and starts its clock. "trial": the call; its reply (the event time
-        and the outputs) arrives, the judge copies the outputs into its own memory, and the clock stops
-        when that copy is done. So the window holds the call, two messages and one copy (what the
+        and the outputs) arrives, the judge copies the outputs into memory it allocated before the first
+        call, and the clock stops when that copy is done. So the window holds the call, two messages and
+        one copy (what the
         reference's calibration trials measure as overhead), and nothing of the call can fall outside
         it: work before the inputs exist is not work on them, and outputs still being written when the
         judge copies them fail the audit of any call it picks afterwards. Keeps the copies of the calls
