@@ -525,11 +525,10 @@ class Conversation:
         flushes L2 from its own process and starts its clock. "trial": the call; its reply (the event time
         and the outputs) arrives, the judge copies the outputs into memory it allocated before the first
         call, and the clock stops when that copy is done. So the window holds the call, two messages and
-        one copy (what the
-        reference's calibration trials measure as overhead), and nothing of the call can fall outside
-        it: work before the inputs exist is not work on them, and outputs still being written when the
-        judge copies them fail the audit of any call it picks afterwards. Keeps the copies of the calls
-        in `keep`. `stop_after` (count, seconds): stop once that many calls took that long."""
+        one copy (what the reference's calibration trials measure as overhead), and nothing of the call
+        can fall outside it: work before the inputs exist is not work on them, and outputs still being
+        written when the judge copies them fail the audit of any call it picks afterwards. Keeps the
+        copies of the calls in `keep`. `stop_after` (count, seconds): stop once that many calls took that long."""
         refs = self.judge.references
         seen = Trials()
         expected = refs.get(like)
