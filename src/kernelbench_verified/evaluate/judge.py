@@ -264,8 +264,7 @@ class Conversation:
         self.device = judge.device
         self.lap = PhaseClock(record.setdefault("phase_seconds", {}))
         self.last_op = None  # the judge's last request: what a reported failure answers
-        self.clock_overhead: list[float] = []  # judge minus reported ms of the reference's calibration trials
-        self.calibration = Trials()  # those trials' own figures
+        self.calibration = Trials()  # the reference's calibration trials (calibrate)
 
     # ------------------------------------------------------------ messages
 
@@ -339,7 +338,7 @@ class Conversation:
         cases = [Case(**c) for c in job["cases"]]
         self.post({"job": self.sandbox_job(init_descs)})
         if job["mode"] == "eval":
-            self.clock_overhead = self.calibrate(cases[0])
+            self.calibrate(cases[0])
             give_back_memory(self.device)
         self.expect("compiled")
         self.record["compiled"] = True
@@ -382,10 +381,11 @@ class Conversation:
             sent["reference_source"] = Path(job["problem_path"]).read_text()
         return sent
 
-    def calibrate(self, like: Case) -> list[float]:
-        """What the judge's clock adds to an event time for this problem: judge milliseconds minus
-        reported milliseconds of the reference's own trials, run in the sandbox before the kernel is
-        loaded, through the same requests, buffers and transport as the kernel's timed calls."""
+    def calibrate(self, like: Case) -> None:
+        """Learn what the judge's clock adds to an event time for this problem (self.calibration's
+        overhead: judge minus reported milliseconds) from the reference's own trials, run in the sandbox
+        before the kernel is loaded, through the same requests, buffers and transport as the kernel's
+        timed calls."""
         try:
             buffers = self.request("timing", self.judge.references.inputs(like))
             self.expect("ready")
@@ -398,7 +398,6 @@ class Conversation:
         self.post({"op": "load"})
         self.record["reference_ms"] = statistics.median(trials.reported)  # the reference's own time here (refinement feedback)
         self.calibration = trials
-        return trials.overhead()
 
     def request(self, op: str, values: list, **fields) -> list:
         """Send request `op` with `values` as its inputs; returns what the judge can read back of those
@@ -502,19 +501,20 @@ class Conversation:
         if self.device.type == "cuda":
             self.record["runtime_stats"]["persisting_l2_resets"] = timed.l2_resets
         self.record["judge_wall_stats"] = summarize(walls)
-        self.record["judge_clock_overhead_ms"] = summarize(self.clock_overhead)
+        overhead = self.calibration.overhead()
+        self.record["judge_clock_overhead_ms"] = summarize(overhead)
         # The judge's raw figures, to microseconds: anyone can re-run the clock's check on them (and tune
         # it on honest kernels) without trusting its summary. "replied" splits each window where the reply
         # arrived: before, the call, the messages and the sandbox's export; after, the judge's mapping and copy.
         self.record["judge_trials_ms"] = {"reported": _rounded(times), "waited": _rounded(walls),
                                           "replied": _rounded(timed.replied),
-                                          "calibration_overhead": _rounded(self.clock_overhead),
+                                          "calibration_overhead": _rounded(overhead),
                                           "calibration_reported": _rounded(self.calibration.reported),
                                           "calibration_replied": _rounded(self.calibration.replied)}
-        if self.clock_overhead:
+        if overhead:
             self.record["judge_clock_gap_ms"] = (statistics.median(w - t for t, w in zip(times, walls))
-                                                 - statistics.median(self.clock_overhead))
-        self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, self.clock_overhead,
+                                                 - statistics.median(overhead))
+        self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, overhead,
                                                 calibrated=self.device.type == "cuda")
         self.audit(timed.kept)
 
