@@ -78,11 +78,10 @@ def one_round(problems: list[str], core: int | None) -> dict:
     return figures
 
 
-def run_round(placement: str, args) -> dict:
+def run_round(placement: str, spinner_on: int | None, args) -> dict:
     spinner = None
-    cpu = spinner_cpu(placement, args.core)
-    if cpu is not None:
-        spinner = subprocess.Popen([sys.executable, __file__, "--spin", str(cpu)])
+    if spinner_on is not None:
+        spinner = subprocess.Popen([sys.executable, __file__, "--spin", str(spinner_on)])
     try:
         out = subprocess.run([sys.executable, __file__, "--round", placement, "--core", str(args.core),
                               "--problems", *args.problems], check=True, capture_output=True, text=True)
@@ -111,13 +110,14 @@ def main() -> None:
     if args.round:
         print(json.dumps(one_round(args.problems, None if args.round == "free" else args.core)))
         return
-    placements = [p for p in PLACEMENTS if p in ("free", "pinned") or spinner_cpu(p, args.core) is not None]
+    spinners = {p: spinner_cpu(p, args.core) for p in PLACEMENTS}
+    placements = [p for p in PLACEMENTS if p in ("free", "pinned") or spinners[p] is not None]
     print(f"cpu {args.core}: siblings {siblings(args.core)}; spinner on "
-          + ", ".join(f"{p} {spinner_cpu(p, args.core)}" for p in placements if spinner_cpu(p, args.core) is not None))
+          + ", ".join(f"{p} {spinners[p]}" for p in placements if spinners[p] is not None))
     rounds = {p: [] for p in placements}
     for _ in range(args.rounds):
         for placement in placements:
-            rounds[placement].append(run_round(placement, args))
+            rounds[placement].append(run_round(placement, spinners[placement], args))
     report = {}
     for name in args.problems:
         for placement, results in rounds.items():
