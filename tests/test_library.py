@@ -13,7 +13,7 @@ import torch
 from conftest import TINY
 from kernelbench_verified.evaluate import build
 from kernelbench_verified.evaluate.build import arch_list, build_key, compiler_versions, trim_compiler_output
-from kernelbench_verified.evaluate.launch import BUILD_NICE, build_cpus, lower_build_priority
+from kernelbench_verified.evaluate.launch import BUILD_NICE, build_cpus, cpu_placement, lower_build_priority
 from kernelbench_verified.config import child_visible_devices, load_config, perf_trials, trials_by_level
 from kernelbench_verified.measure.correctness import compare_outputs
 from kernelbench_verified.errors import UserError
@@ -139,6 +139,41 @@ def test_builds_start_niced_and_off_the_judges_cpus(monkeypatch):
     assert build_cpus(1) == set(range(3, 16)) and build_cpus(8) == set(range(4, 16))
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
     assert build_cpus(1) == {0, 1}
+
+
+def test_each_judge_times_on_a_cpu_of_its_own_or_none_does(monkeypatch):
+    """Judges' sandboxes serve jobs on the second CPU kept for each judge; the judges and their spares
+    run on every other CPU. Too few CPUs to keep three per judge: nothing is pinned."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)))
+    assert cpu_placement(0, 1) == (set(range(16)) - {1}, 1)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(32)))
+    assert [cpu_placement(w, 2) for w in (0, 1)] == [(set(range(32)) - {1, 4}, 1), (set(range(32)) - {1, 4}, 4)]
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)))
+    assert cpu_placement(0, 1) == (set(range(8)), None)
+
+
+def test_a_sandbox_serves_its_job_with_every_thread_on_the_judges_timed_cpu(tmp_path):
+    """The kernel reports, in the error it raises, the CPUs each of its process's threads may run on
+    (threads of torch's import included); the judge's record names the same one CPU."""
+    from conftest import KERNELS, tiny_overrides
+    from kernelbench_verified.evaluate.judge import Judge
+    from kernelbench_verified.evaluate.launch import child_environment
+    from kernelbench_verified.evaluate.run import _job, case_list, settings_from_config
+
+    kernel = (KERNELS / "relu_correct.py").read_text().replace("return torch.clamp_min(x, 0.0)", (
+        "import os\n        cpus = {tuple(sorted(os.sched_getaffinity(int(t)))) for t in os.listdir('/proc/self/task')}\n"
+        "        raise RuntimeError(f'threads on {sorted(cpus)}')"))
+    cfg = load_config("eval", tiny_overrides(tmp_path, "pinned"))
+    settings = settings_from_config(cfg)
+    (relu,) = list_problems(1, cfg.problems_dir, (1, 1))
+    job = _job(relu, 0, kernel, settings, None, case_list(settings, None), tmp_path / "builds", "cpu", "eval")
+    timed_cpu = max(os.sched_getaffinity(0))
+    judge = Judge(settings, "cpu", child_environment(settings, tmp_path / "builds", ""), timed_cpu=timed_cpu)
+    try:
+        record = judge.evaluate(job)
+    finally:
+        judge.close()
+    assert f"threads on [({timed_cpu},)]" in record["error"] and record["timed_cpu"] == timed_cpu, record
 
 
 def test_per_level_trial_counts():

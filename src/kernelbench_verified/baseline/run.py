@@ -22,6 +22,7 @@ from ..measure.baseline_files import Baseline, load_baseline
 from ..config import (child_visible_devices, parse_subset, require_choice, require_int, resolve_devices,
                      trials_by_level)
 from ..errors import UserError
+from ..evaluate.launch import confine_to, cpu_placement
 from ..measure.fingerprints import compare_fingerprints
 from ..problems.load import Problem, list_problems
 from ..reports import ReportQueue
@@ -168,8 +169,9 @@ def dispatch(jobs: list, settings: dict, devices: list[str], files: BaselineFile
         job_queue.put(None)  # one stop signal per worker
 
     def start(worker_id: int):
+        timed_cpu = cpu_placement(worker_id, len(devices))[1] if devices[worker_id] != "cpu" else None
         process = ctx.Process(target=baseline_worker, args=(worker_id, devices[worker_id], settings, job_queue,
-                                                            results), daemon=True)
+                                                            results, timed_cpu), daemon=True)
         process.start()
         return process
 
@@ -229,9 +231,16 @@ def _record_failure(job, error, device, files, fingerprints, progress) -> None:
         progress.update(job, mode, entry)
 
 
-def baseline_worker(worker_id: int, device: str, settings: dict, jobs, results) -> None:
-    """Process entry: bind to one GPU before CUDA starts, then time jobs until a None arrives."""
+def baseline_worker(worker_id: int, device: str, settings: dict, jobs, results, timed_cpu: int | None) -> None:
+    """Process entry: bind to one GPU before CUDA starts, then time jobs until a None arrives. Eager
+    modes are timed on `timed_cpu` (where a judge's sandbox times a kernel: launch.cpu_placement);
+    compile modes on all CPUs, since Inductor compiles with as many workers as it is given CPUs."""
     import torch
+
+    all_cpus = os.sched_getaffinity(0)
+
+    def place(mode: str) -> None:
+        confine_to(all_cpus if timed_cpu is None or MODES[mode].compile else {timed_cpu})
 
     os.environ["CUDA_VISIBLE_DEVICES"] = child_visible_devices(device)
     local = torch.device("cpu" if device == "cpu" else "cuda:0")
@@ -240,7 +249,7 @@ def baseline_worker(worker_id: int, device: str, settings: dict, jobs, results) 
         if job is None:
             return
         results.put(("start", worker_id, job["key"]))
-        for mode, entry in time_job(job, settings, local):
+        for mode, entry in time_job(job, settings, local, place):
             results.put(("result", worker_id, job["key"], mode, entry))
 
 

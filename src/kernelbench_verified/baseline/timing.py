@@ -109,14 +109,16 @@ def mode_fingerprint(mode_name: str, device: torch.device, settings: dict) -> di
                 timing_path=timing_path_of(mode_name, settings))
 
 
-def time_job(job: dict, settings: dict, device):
-    """(mode, entry) for each of the job's modes, as each is timed on `device` (a torch.device)."""
+def time_job(job: dict, settings: dict, device, place=lambda mode: None):
+    """(mode, entry) for each of the job's modes, as each is timed on `device` (a torch.device);
+    `place(mode)` is called before each (baseline.run pins eager modes to one CPU there)."""
     try:
         module = load_module(job["path"])
     except Exception as exc:
         module, error = None, f"problem file failed to import: {type(exc).__name__}: {exc}"[:1000]
     level_settings = dict(settings, num_perf_trials=perf_trials(settings, job["level"]))
     for mode in job["modes"]:
+        place(mode)
         yield mode, measure_safely(module, mode, level_settings, device) if module else {"error": error, "seconds": 0.0}
 
 

@@ -140,10 +140,13 @@ class SampleFailed(Exception):
 
 
 class Judge:
-    def __init__(self, settings: dict, device: str, child_env: dict, spares: tuple[Sandbox, ...] = ()):
+    def __init__(self, settings: dict, device: str, child_env: dict, spares: tuple[Sandbox, ...] = (),
+                 timed_cpu: int | None = None):
         """`spares`: sandboxes the caller started ahead; the judge keeps that many started ahead of
-        its jobs (see launch.SPARE_SANDBOXES), or none."""
+        its jobs (see launch.SPARE_SANDBOXES), or none. `timed_cpu`: the CPU a sandbox moves to for its
+        job, calibration and timed calls included (launch.cpu_placement), or None."""
         self.settings = settings
+        self.timed_cpu = timed_cpu
         self.device = torch.device(device)
         self.child_env = child_env
         set_tf32_mode(settings["tf32_mode"])
@@ -161,6 +164,8 @@ class Judge:
             record["triton_cache"] = warmed
         record["eval_seconds"] = time.monotonic() - started
         record["hardware"] = hardware_name(self.device)
+        if self.timed_cpu is not None:
+            record["timed_cpu"] = self.timed_cpu
         if self.device.type == "cuda":  # which physical GPU judged it (CUDA_VISIBLE_DEVICES renumbers)
             record["gpu_pci_address"] = pci_address(self.device)
         return record
@@ -376,7 +381,7 @@ class Conversation:
         job = self.job
         keys = ("kernel_source", "build_key", "device", "tf32_mode", "precision", "seed", "mode", "flush_l2")
         sent = dict({k: job[k] for k in keys}, init_args=init_descs, torch_pch=job.get("torch_pch") or {},
-                    build_dir=self.sandbox.seed_build(Path(job["build_dir"])))
+                    build_dir=self.sandbox.seed_build(Path(job["build_dir"])), timed_cpu=self.judge.timed_cpu)
         if job["mode"] == "eval":
             sent["reference_source"] = Path(job["problem_path"]).read_text()
         return sent
@@ -783,10 +788,11 @@ def _tail(path: Path, limit: int = 3000) -> str:
         return ""
 
 
-def run_judge(worker_id: int, settings: dict, device: str, child_env: dict, jobs, results, spares: tuple) -> None:
+def run_judge(worker_id: int, settings: dict, device: str, child_env: dict, jobs, results, spares: tuple,
+              timed_cpu: int | None = None) -> None:
     """The judge process's loop (entered from worker.judge_worker): take jobs until a None
     arrives; report ("fingerprint", ...), ("start", ...) and ("done", ...)."""
-    judge = Judge(settings, device, child_env, spares)
+    judge = Judge(settings, device, child_env, spares, timed_cpu)
     from ..measure.environment import fingerprint_for  # the same fingerprint the baseline files carry
 
     try:

@@ -29,7 +29,7 @@ from ..problems.hidden_tests import DEFAULT_HIDDEN_DIR, hidden_path
 from ..problems.inputs import PRECISIONS, correctness_cases
 from . import cgroups, jail, pch
 from .judge import Judge
-from .launch import build_cpus, child_environment, lower_build_priority
+from .launch import build_cpus, child_environment, cpu_placement, lower_build_priority
 from ..problems.load import Problem, list_problems, load_module
 from ..reports import ReportQueue
 from ..results import RUN_CONFIG_NAMES, ResultStore, new_record, read_json, write_json_atomic
@@ -436,8 +436,9 @@ def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, r
         device = devices[worker_id]
         env = child_environment(settings, build_root, child_visible_devices(device))
         local_device = "cpu" if device == "cpu" else "cuda:0"
+        placement = cpu_placement(worker_id, len(devices)) if device != "cpu" else (set(os.sched_getaffinity(0)), None)
         process = ctx.Process(target=judge_worker, args=(worker_id, settings, local_device, env, job_queue,
-                                                         result_queue), daemon=True)
+                                                         result_queue, placement), daemon=True)
         process.start()
         return process
 

@@ -35,6 +35,7 @@ import torch
 
 from . import integrity
 from .build import TRITON_CACHE, trim_compiler_output
+from .launch import confine_to
 from .pch import flag_set
 from .channel import Channel
 from .transport import DTYPES, export_values, import_values, release_exports
@@ -262,6 +263,8 @@ def run(job: dict, channel: Channel) -> None:
     # Triton compiles into the kernel's own build directory (warmed once, before any judged run); it
     # reads this when the kernel first imports it.
     os.environ["TRITON_CACHE_DIR"] = str(Path(job["build_dir"]) / TRITON_CACHE)
+    if job.get("timed_cpu") is not None:  # before the calibration: its calls and the kernel's alike
+        confine_to({job["timed_cpu"]})
     set_tf32_mode(job["tf32_mode"])
     device = torch.device(job["device"])
     if device.type == "cpu":

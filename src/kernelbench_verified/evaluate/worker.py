@@ -10,20 +10,24 @@ import os
 import signal
 import sys
 from .build import outcome_marker
-from .launch import SPARE_SANDBOXES, start_sandbox
+from .launch import SPARE_SANDBOXES, confine_to, start_sandbox
 from ..results import read_json, write_json_atomic
 
 
-def judge_worker(worker_id: int, settings: dict, device: str, child_env: dict, jobs, results) -> None:
+def judge_worker(worker_id: int, settings: dict, device: str, child_env: dict, jobs, results,
+                 placement: tuple[set[int], int | None]) -> None:
     """Judge process entry: take jobs until a None arrives; report ("start", ...) and ("done", ...).
-    Sandboxes are started before the torch import below."""
+    Sandboxes are started before the torch import below. `placement` (launch.cpu_placement): the CPUs
+    of this process and its spares, and the one CPU a sandbox serving a job moves to (or None)."""
     os.environ.update(child_env)
+    own_cpus, timed_cpu = placement
+    confine_to(own_cpus)  # before the spares start: they inherit it
     # Terminated by the evaluator (interrupted run): unwind, so the judge kills its spare sandboxes.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     spares = start_spares(child_env, settings, device)
     from .judge import run_judge  # imports torch, while the sandboxes import theirs
 
-    run_judge(worker_id, settings, device, child_env, jobs, results, spares)
+    run_judge(worker_id, settings, device, child_env, jobs, results, spares, timed_cpu)
 
 
 def start_spares(child_env: dict, settings: dict, device: str) -> tuple:
