@@ -1,63 +1,109 @@
 """A judge's clock on the GPU's own timeline: how small a timing fake it could see, measured.
 
-    python benchmarks/gpu_clock.py [--n 2560] [--calls 100] [--runs 6] [--lead-us 400]
+    python benchmarks/gpu_clock.py [--mode queued|synced] [--call matmul|launches] [--runs 6] [--lead-us 400]
 
 The judge's clock today (judge.run_trials) is the host's: from its "trial" message to its copy of the
-outputs, so two messages, two wake-ups and the mapping of the outputs sit in the window, and their
-drift between the calibration and the timed calls (about 0.05 ms sd per sample on the H200) is what
-the slack must cover. Here the window is two events of the judge's own stream instead, and every
-host step is queued before the GPU reaches it:
+outputs, so two messages, two wake-ups, the outputs' export and their mapping sit in the window, and
+their drift between the calibration and the timed calls (35-58 us sd per sample on the H200) is what the
+slack must cover. Here the window is two events of the judge's own stream, T0 and T1, and the judge
+queues its whole part before it tells the kernel's process to go:
 
-    judge  stream: sleep(lead) | T0 | write inputs | record J |              ... wait S | copy outputs | T1
-    kernel stream:                                  wait J | call (its own events s, e) | record S
+    judge  stream: sleep(lead) | T0 | write inputs | record J | wait for the flag | copy outputs | T1
+    kernel process, mode `queued`: stream waits J | start | call | end | flag = n
+    kernel process, mode `synced`: host waits J | start | call | device-wide sync | end | flag = n
 
-J and S are interprocess events (ordering only). The judge queues its part up to "record J", then asks
-the kernel's process to queue its part, then queues "wait S, copy, T1", all while the GPU still
-sleeps, so T1 - T0 holds the inputs' write, the call, the context switches and the copy, and no host
-latency (a call whose host steps outlast the lead is counted `late`). The inputs exist only after T0,
-so no work on them can fall before the window; a kernel that records S before its work is done
-leaves outputs that the judge's audits of copied calls find wrong, as today.
+J is an interprocess event; the flag is a word of the kernel's memory that the judge's stream waits on
+(cuStreamWaitValue32), so the judge's copy starts as soon as the kernel writes it, with no message and
+no wake-up of the judge in between. `queued` lets the kernel's launches queue while the GPU sleeps (so
+host launch time drops out of the call's own time: a launch-bound call's time would change meaning);
+`synced` keeps today's meaning (timed_call: the host launches after the GPU reached J, the end event
+follows a device-wide synchronisation, so work on side streams counts), at the price of the host's
+wake-up after J inside the window. `--call launches` is a launch-bound call (many tiny kernels).
 
-Each run is a fresh kernel process: a calibration phase (the same call) and a timed phase, like a
-sample. Prints per run the median gap (T1 - T0 minus the reported time) of both phases and their
-difference, and over runs the difference's spread: the smallest fake this clock could catch is a few
-times that spread. Then the same for the host's clock on the same calls (from queuing the sleep to
-the end of the copy, so the lead is in it as a constant), for comparison.
+Each run is a fresh kernel process: the call timed alone in it first (`alone`: the kernel's events as
+timed_call records them, no judge), then a calibration phase and a timed phase, like a sample. Prints
+per run the median gap (T1 - T0 minus the reported time) of both phases, and over runs the spread of
+their difference: the smallest fake this clock could catch is a few times that spread. `reported` against
+`alone` tells whether the judge's part (its sleep, its waiting stream) changes the call's own time.
 """
 
 import argparse
+import ctypes
 import statistics
-import time
 
 import torch
 import torch.multiprocessing as mp
 
+LAUNCHES = 400  # --call launches: this many tiny kernels, a few microseconds of GPU work each
 
-def kernel_process(conn, n: int) -> None:
-    """The kernel's side: buffers the judge writes and reads, and the call queued on request."""
+
+def make_call(kind: str, n: int, device):
+    """(inputs x, outputs y, the call): y from x, so a call on stale inputs gives stale outputs."""
+    if kind == "matmul":
+        x, y, w = (torch.empty(n, n, device=device) for _ in range(3))
+        w.normal_()
+        return x, y, lambda: torch.matmul(x, w, out=y)
+    x, y = torch.empty(4096, device=device), torch.empty(4096, device=device)
+
+    def launches():
+        y.copy_(x)
+        for _ in range(LAUNCHES - 1):
+            y.add_(1.0)
+    return x, y, launches
+
+
+def kernel_process(conn, mode: str, kind: str, n: int) -> None:
+    """The kernel's side: the buffers and the flag the judge uses, then one call per request."""
     torch.backends.cuda.matmul.allow_tf32 = False
     device = torch.device("cuda", 0)
-    x = torch.empty(n, n, device=device)
-    y = torch.empty(n, n, device=device)
-    w = torch.randn(n, n, device=device)
-    ready = torch.cuda.Event(interprocess=True)
-    conn.send((x, y, ready.ipc_handle()))
-    judge_handle = conn.recv()
-    go = torch.cuda.Event.from_ipc_handle(device, judge_handle)
-    while True:
-        while not conn.poll():
-            pass
-        if conn.recv() == "end":
-            return
+    x, y, call = make_call(kind, n, device)
+    flag = torch.zeros(1, dtype=torch.int32, device=device)
+    x.normal_()
+    conn.send((x, y, flag, alone(call, device)))
+    go = torch.cuda.Event.from_ipc_handle(device, conn.recv())
+    while (request := conn.recv()) != "end":
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda.current_stream().wait_event(go)
-        start.record()
-        torch.matmul(x, w, out=y)
+        if mode == "queued":
+            torch.cuda.current_stream().wait_event(go)
+            start.record()
+            call()
+        else:
+            go.synchronize()  # the host launches once the GPU has reached J, as it would on an idle GPU
+            start.record()
+            call()
+            torch.cuda.synchronize(device)
         end.record()
-        ready.record()
-        conn.send("queued")
+        flag.fill_(request)
         end.synchronize()
         conn.send(start.elapsed_time(end))
+
+
+def alone(call, device, calls: int = 50) -> float:
+    """Median ms of the call timed as timed_call times it, with no judge."""
+    times = []
+    for _ in range(calls + 5):
+        torch.cuda.synchronize(device)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        call()
+        torch.cuda.synchronize(device)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times[5:])
+
+
+def stream_wait_value():
+    """cuStreamWaitValue32(stream, address, value, GEQ) from the driver, raising on an error code."""
+    driver = ctypes.CDLL("libcuda.so.1")
+    function = getattr(driver, "cuStreamWaitValue32_v2", None) or driver.cuStreamWaitValue32
+    function.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint]
+
+    def wait(address: int, value: int) -> None:
+        code = function(torch.cuda.current_stream().cuda_stream, address, value, 0)
+        if code != 0:
+            raise RuntimeError(f"cuStreamWaitValue32 returned CUresult {code}")
+    return wait
 
 
 def sleep_cycles_per_us() -> float:
@@ -70,85 +116,68 @@ def sleep_cycles_per_us() -> float:
     return 2_000_000 / (start.elapsed_time(end) * 1e3)
 
 
-def wait(conn):
-    while not conn.poll():
-        pass
-    return conn.recv()
-
-
-def one_call(conn, x, y, go, ready, lead: tuple[int, float]) -> tuple[float, float, float, bool]:
-    """(GPU window ms, host window ms, reported ms, late) of one call; `lead`: (sleep cycles, seconds)."""
+def one_call(conn, shared, go, wait_value, number: int, lead_cycles: int) -> tuple[float, float]:
+    """(GPU window ms, reported ms) of one call: the judge's part is queued before the kernel's."""
+    x, y, flag = shared
     t0, t1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    fresh = torch.rand_like(x)
+    fresh = torch.randn_like(x)
     torch.cuda.synchronize()
-    queued_at = time.perf_counter()
-    torch.cuda._sleep(lead[0])
+    torch.cuda._sleep(lead_cycles)
     t0.record()
     x.copy_(fresh)
     go.record()
-    conn.send("call")
-    wait(conn)  # "queued"
-    torch.cuda.current_stream().wait_event(ready)
+    wait_value(flag.data_ptr(), number)
     copy = y.clone()
     t1.record()
-    host_queued = time.perf_counter() - queued_at
+    conn.send(number)
+    reported = conn.recv()
     t1.synchronize()
-    host_ms = (time.perf_counter() - queued_at) * 1e3
-    reported = wait(conn)
     del copy
-    return t0.elapsed_time(t1), host_ms, reported, host_queued > 0.8 * lead[1]
+    return t0.elapsed_time(t1), reported
 
 
-def phase(conn, x, y, go, ready, calls: int, lead: tuple[int, float]) -> dict:
-    rows = [one_call(conn, x, y, go, ready, lead) for _ in range(calls)]
-    return {"gpu_gap": statistics.median(g - r for g, _, r, _ in rows),
-            "host_gap": statistics.median(h - r for _, h, r, _ in rows),
-            "reported": statistics.median(r for _, _, r, _ in rows), "late": sum(late for *_, late in rows)}
-
-
-def one_run(n: int, calls: int, lead: tuple[int, float]) -> tuple[dict, dict]:
+def one_run(args, wait_value, lead_cycles: int) -> dict:
     ctx = mp.get_context("spawn")
     here, there = ctx.Pipe()
-    child = ctx.Process(target=kernel_process, args=(there, n))
+    child = ctx.Process(target=kernel_process, args=(there, args.mode, args.call, args.n))
     child.start()
-    x, y, ready_handle = here.recv()
+    x, y, flag, alone_ms = here.recv()
     go = torch.cuda.Event(interprocess=True)
+    go.record()  # created on the GPU before its handle is taken
     here.send(go.ipc_handle())
-    ready = torch.cuda.Event.from_ipc_handle(torch.device("cuda", 0), ready_handle)
-    for _ in range(5):
-        one_call(here, x, y, go, ready, lead)  # warm-up
-    calibration = phase(here, x, y, go, ready, calls, lead)
-    timed = phase(here, x, y, go, ready, calls, lead)
+    number, phases = 0, {}  # the flag this process made is 0; each call's number is one more
+    for name, calls in (("warm-up", 5), ("calibration", args.calls), ("timed", args.calls)):
+        rows = []
+        for _ in range(calls):
+            number += 1
+            rows.append(one_call(here, (x, y, flag), go, wait_value, number, lead_cycles))
+        phases[name] = {"gap": statistics.median(w - r for w, r in rows), "reported": statistics.median(r for _, r in rows)}
     here.send("end")
     child.join()
-    return calibration, timed
-
-
-def spread(values: list[float]) -> str:
-    return (f"sd {statistics.pstdev(values) * 1e3:7.1f} us, min {min(values) * 1e3:+7.1f}, "
-            f"max {max(values) * 1e3:+7.1f} us")
+    return {"alone": alone_ms, **phases}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=2560, help="the call: an n x n float32 matmul (2560: about 0.5 ms)")
+    parser.add_argument("--mode", choices=("queued", "synced"), default="synced")
+    parser.add_argument("--call", choices=("matmul", "launches"), default="matmul")
+    parser.add_argument("--n", type=int, default=2560, help="--call matmul: n x n float32 (2560: about 0.7 ms)")
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--runs", type=int, default=6)
     parser.add_argument("--lead-us", type=float, default=400, help="how long the GPU sleeps while the host queues")
     args = parser.parse_args()
-    lead = (int(args.lead_us * sleep_cycles_per_us()), args.lead_us / 1e6)
-    gpu_diffs, host_diffs = [], []
+    wait_value, lead_cycles = stream_wait_value(), int(args.lead_us * sleep_cycles_per_us())
+    diffs = []
+    print(f"mode {args.mode}, call {args.call}, lead {args.lead_us:.0f} us")
     for run in range(args.runs):
-        calibration, timed = one_run(args.n, args.calls, lead)
-        gpu_diffs.append(timed["gpu_gap"] - calibration["gpu_gap"])
-        host_diffs.append(timed["host_gap"] - calibration["host_gap"])
-        print(f"run {run}: call {timed['reported']:.3f} ms; gap calibration / timed, GPU clock "
-              f"{calibration['gpu_gap'] * 1e3:6.1f} / {timed['gpu_gap'] * 1e3:6.1f} us, host clock "
-              f"{calibration['host_gap'] * 1e3:6.1f} / {timed['host_gap'] * 1e3:6.1f} us; "
-              f"late calls {calibration['late']} + {timed['late']}")
-    print(f"timed minus calibration gap over {args.runs} runs: GPU clock {spread(gpu_diffs)}; "
-          f"host clock {spread(host_diffs)}")
-    print(f"a 10 % fake of this call moves the gap by {timed['reported'] * 100:.1f} us")
+        result = one_run(args, wait_value, lead_cycles)
+        calibration, timed = result["calibration"], result["timed"]
+        diffs.append(timed["gap"] - calibration["gap"])
+        print(f"run {run}: alone {result['alone']:.3f} ms, reported {timed['reported']:.3f} ms; gap calibration / "
+              f"timed {calibration['gap'] * 1e3:7.1f} / {timed['gap'] * 1e3:7.1f} us")
+    print(f"timed minus calibration gap over {args.runs} runs: sd {statistics.pstdev(diffs) * 1e3:.1f} us, "
+          f"min {min(diffs) * 1e3:+.1f}, max {max(diffs) * 1e3:+.1f} us; a 10 % fake of this call moves the gap by "
+          f"{timed['reported'] * 100:.1f} us")
 
 
 if __name__ == "__main__":
