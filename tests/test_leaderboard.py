@@ -308,6 +308,47 @@ def test_implausible_speedups_are_listed_for_review():
     assert len(warnings) == 1
 
 
+def test_speedups_within_what_identical_code_scored_are_no_speedup(tmp_path):
+    """A correct sample's speedup that the reference as its own candidate also reached on that problem
+    and hardware is listed as no measured speedup; beyond it, or without a measurement, it is not."""
+    import json
+
+    import numpy as np
+
+    from kernelbench_verified.leaderboard.identical_code import noise_bound
+    from kernelbench_verified.leaderboard.scoring import _warn_within_noise
+
+    (tmp_path / "H200.json").write_text(json.dumps({"speedups": {"L3/9": [1.05, 0.8], "L3/10": [1.01]},
+                                                     "problem_sha256": {"L3/9": "aa", "L3/10": "bb"}}))
+    assert noise_bound(3, 9, "H200", "aa", tmp_path) == pytest.approx(1.25)  # 0.8x strays as far as 1.25x
+    assert noise_bound(3, 9, "H200", None, tmp_path) == pytest.approx(1.25)  # a baseline file from before digests
+    assert noise_bound(3, 9, "H200", "other file", tmp_path) is None  # another problem file under that id
+    assert noise_bound(3, 11, "H200", None, tmp_path) is None and noise_bound(3, 9, "B200", None, tmp_path) is None
+    warnings = []
+    speedup = np.array([[1.2, 1.3, 0.9], [1.02, np.nan, 1.005]])
+    bounds = [noise_bound(3, pid, "H200", None, tmp_path) for pid in (9, 10)]
+    _warn_within_noise("m_level3_test", [9, 10], speedup, bounds, "H200", warnings)
+    assert warnings == ["run m_level3_test: 2 correct sample(s) faster than the baseline by no more than the reference "
+                        "evaluated as its own candidate was on H200 (results/identical_code/H200.json), so no "
+                        "measured speedup: 9_0 (1.200x, identical code up to 1.250x), 10_2 (1.005x, identical code up to 1.010x)"]
+
+
+def test_the_committed_identical_code_speedups_are_what_their_sources_say():
+    """results/identical_code/H200.json is benchmarks/identical_code.py's collection of the self_speedup
+    outputs it names, of today's problem files, and it covers every level."""
+    import json
+
+    from conftest import ROOT, load_benchmark
+
+    committed = json.loads((ROOT / "results" / "identical_code" / "H200.json").read_text())
+    collected = load_benchmark("identical_code").collect([ROOT / source for source in committed["sources"]])
+    assert committed["speedups"] == collected
+    from kernelbench_verified.problems.load import get_problem
+    assert all(get_problem(*map(int, key[1:].split("/"))).source_sha256 == digest
+               for key, digest in committed["problem_sha256"].items())
+    assert {key.split("/")[0] for key in collected} == {"L1", "L2", "L3", "L4"} and len(collected) >= 268
+
+
 def test_samples_faster_than_the_memory_roofline_are_listed_for_review():
     import numpy as np
 

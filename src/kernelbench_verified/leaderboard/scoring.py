@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .metrics import SampleTable, summarize
+from .identical_code import noise_bound
 from .roofline import floor_ms
 from .discovery import Baseline, Run, RunResults, load_run_results
 from ..errors import UserError
@@ -90,6 +91,8 @@ def score_run(results: RunResults, baseline: Baseline, excluded: set[int], setti
     _warn_implausible(run.name, pids, table.speedup, setting.review_speedup, warnings)
     floors = [floor_ms(run.level, pid, setting.hardware) if setting.hardware else None for pid in pids]
     _warn_below_floor(run.name, pids, table.speedup, [entries[pid].mean_ms for pid in pids], floors, warnings)
+    bounds = [noise_bound(run.level, pid, setting.hardware, entries[pid].problem_sha256) for pid in pids]
+    _warn_within_noise(run.name, pids, table.speedup, bounds, setting.hardware, warnings)
     return ScoredRun(results, setting, pids, [entries[pid].problem.removesuffix(".py") for pid in pids],
                      [entries[pid].mean_ms for pid in pids], table, verdicts, report)
 
@@ -249,6 +252,21 @@ def _warn_below_floor(run: str, pids: list, speedup: np.ndarray, baseline_ms: li
     if found:
         warnings.append(f"run {run}: {len(found)} correct sample(s) faster than the memory roofline floor "
                         f"(inputs + outputs at peak bandwidth), review them: {_listed(found)}")
+
+
+def _warn_within_noise(run: str, pids: list, speedup: np.ndarray, bounds: list, hardware: str | None,
+                       warnings: list) -> None:
+    """Correct samples faster than the baseline by no more than the same code as its own candidate was
+    (leaderboard.identical_code): the harness and the host move that problem's time that far."""
+    found = []
+    for row, (pid, bound) in enumerate(zip(pids, bounds)):
+        for sid, s in enumerate(speedup[row]):
+            if bound is not None and np.isfinite(s) and 1.0 < s <= bound:
+                found.append(f"{pid}_{sid} ({s:.3f}x, identical code up to {bound:.3f}x)")
+    if found:
+        warnings.append(f"run {run}: {len(found)} correct sample(s) faster than the baseline by no more than the "
+                        f"reference evaluated as its own candidate was on {hardware} "
+                        f"(results/identical_code/{hardware}.json), so no measured speedup: {_listed(found)}")
 
 
 def _warn_unknown_problems(results: RunResults, entries: dict, excluded: set[int], baseline: str,
