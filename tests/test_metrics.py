@@ -55,6 +55,19 @@ def test_per_sample_mean_and_std_over_sample_indices():
     assert spread["correct_speedup"]["mean"] == pytest.approx(np.mean(speedups))
 
 
+def test_fast_1_beyond_noise_needs_more_than_identical_code_reached():
+    """p0's 4.0x beats its bound of 1.3x; p3's 1.5x does not beat 1.6x; p1 (0.5x) is slower anyway. A
+    problem without a bound needs only > 1. No bound at all: the figure is not claimed (NaN)."""
+    from dataclasses import replace
+
+    bounded = replace(TABLE, noise_bound=np.array([1.3, nan, 1.1, 1.6]))
+    assert summarize(bounded)["fast_1_beyond_noise"] == 0.25
+    assert summarize(replace(TABLE, noise_bound=np.array([1.3, nan, 1.1, nan])))["fast_1_beyond_noise"] == 0.5
+    assert math.isnan(summarize(TABLE)["fast_1_beyond_noise"])
+    pooled = pool([bounded, sample_table([[True]], [[True]], [[3.0]], [[1.0]])])  # a table with no bounds
+    assert pooled.noise_bound.shape == (5,) and summarize(pooled)["fast_1_beyond_noise"] == pytest.approx(2 / 5)
+
+
 def test_pool_pads_missing_samples_as_failures():
     one_sample = sample_table([[True]], [[True]], [[3.0]], [[1.0]])
     pooled = pool([TABLE, one_sample])

@@ -39,6 +39,7 @@ def metric_lines(summary: dict, ci: dict, spread: dict) -> list[tuple[str, str]]
     rows += [(f"pass@{k}", _pct(value)) for k, value in summary["pass_at_k"].items()]
     rows += [(f"Fast@{p:g}", _pct(fast[f"{p:g}"]) + (_interval(ci["fast_1"], _pct) if p == 1.0 else ""))
              for p in FAST_P_THRESHOLDS]
+    rows.append(("Fast@1 beyond identical code's spread", _pct(summary["fast_1_beyond_noise"])))
     rows += [("correct speedup (geomean)", _times(summary["correct_speedup"]) + _interval(ci["correct_speedup"], _times)),
              ("KernelBench avg speedup", _times(summary["kernelbench_speedup"])),
              ("memory efficiency (geomean)", _times(summary["memory_efficiency"])

@@ -23,6 +23,9 @@ class SampleTable:
     compiled: np.ndarray       # (P, N) bool
     speedup: np.ndarray        # (P, N) float, NaN unless correct and timed
     memory_ratio: np.ndarray   # (P, N) float, NaN when unknown
+    # (P,) float: the speedup identical code reached on each problem (leaderboard.identical_code), NaN
+    # when not measured; None: none measured
+    noise_bound: np.ndarray | None = None
 
     @property
     def num_problems(self) -> int:
@@ -63,8 +66,10 @@ def pool(tables: list[SampleTable]) -> SampleTable:
                  for t in tables]
         return np.concatenate(parts) if parts else np.zeros((0, width), dtype=type(fill))
 
+    bounds = [t.noise_bound if t.noise_bound is not None else np.full(t.num_problems, np.nan) for t in tables]
     return SampleTable(stacked("correct", False), stacked("compiled", False),
-                       stacked("speedup", np.nan), stacked("memory_ratio", np.nan))
+                       stacked("speedup", np.nan), stacked("memory_ratio", np.nan),
+                       np.concatenate(bounds) if any(t.noise_bound is not None for t in tables) else None)
 
 
 def best_of_n(table: SampleTable) -> ProblemOutcomes:
@@ -94,6 +99,15 @@ def share(mask) -> float:
 def fast_p(outcomes: ProblemOutcomes, p: float) -> float:
     """Share of all problems solved with a speedup strictly above p (Fast@0: solved and timed)."""
     return share(outcomes.solved & (np.nan_to_num(outcomes.speedup, nan=-1.0) > p))
+
+
+def fast_beyond_noise(outcomes: ProblemOutcomes, noise_bound: np.ndarray | None) -> float:
+    """Fast@1 counting only speedups beyond what identical code reached on the problem (a problem with
+    no such measurement needs only > 1); NaN when no problem has one."""
+    if noise_bound is None or not np.isfinite(noise_bound).any():
+        return float("nan")
+    needed = np.fmax(np.nan_to_num(noise_bound, nan=1.0), 1.0)
+    return share(outcomes.solved & (np.nan_to_num(outcomes.speedup, nan=-1.0) > needed))
 
 
 def kernelbench_average_speedup(outcomes: ProblemOutcomes) -> float:
@@ -129,6 +143,7 @@ def summarize(table: SampleTable) -> dict:
         "correct": share(outcomes.solved),
         "compiled": share(outcomes.compiled),
         "fast_p": {f"{p:g}": fast_p(outcomes, p) for p in FAST_P_THRESHOLDS},
+        "fast_1_beyond_noise": fast_beyond_noise(outcomes, table.noise_bound),
         "correct_speedup": geomean(outcomes.speedup[outcomes.solved]),
         "kernelbench_speedup": kernelbench_average_speedup(outcomes),
         "memory_efficiency": geomean(outcomes.memory_ratio[outcomes.solved]),

@@ -87,11 +87,11 @@ def score_run(results: RunResults, baseline: Baseline, excluded: set[int], setti
     if missing_hidden and results.hidden is not None:
         warnings.append(f"run {run.name}: {len(missing_hidden)} compiled sample(s) missing from {run.name}/"
                         f"eval_results_hidden.json count as incorrect: {_listed(missing_hidden)}")
-    table = _table(verdicts, [entries[pid] for pid in pids])
+    bounds = [noise_bound(run.level, pid, setting.hardware, entries[pid].problem_sha256) for pid in pids]
+    table = _table(verdicts, [entries[pid] for pid in pids], bounds)
     _warn_implausible(run.name, pids, table.speedup, setting.review_speedup, warnings)
     floors = [floor_ms(run.level, pid, setting.hardware) if setting.hardware else None for pid in pids]
     _warn_below_floor(run.name, pids, table.speedup, [entries[pid].mean_ms for pid in pids], floors, warnings)
-    bounds = [noise_bound(run.level, pid, setting.hardware, entries[pid].problem_sha256) for pid in pids]
     _warn_within_noise(run.name, pids, table.speedup, bounds, setting.hardware, warnings)
     return ScoredRun(results, setting, pids, [entries[pid].problem.removesuffix(".py") for pid in pids],
                      [entries[pid].mean_ms for pid in pids], table, verdicts, report)
@@ -216,7 +216,7 @@ def _rejudge(record: dict, tolerance: float, report: ToleranceReport) -> tuple[b
     return False, f"max_abs_diff {differences[worst]:.3g} > tolerance {tolerance:g} on {cases[worst].get('case')}"
 
 
-def _table(verdicts: list[list[Verdict]], entries: list) -> SampleTable:
+def _table(verdicts: list[list[Verdict]], entries: list, noise_bounds: list) -> SampleTable:
     shape = (len(verdicts), len(verdicts[0]) if verdicts else 0)
     correct = np.array([[v.correct for v in row] for row in verdicts], dtype=bool).reshape(shape)
     compiled = np.array([[v.compiled for v in row] for row in verdicts], dtype=bool).reshape(shape)
@@ -227,7 +227,9 @@ def _table(verdicts: list[list[Verdict]], entries: list) -> SampleTable:
     with np.errstate(divide="ignore", invalid="ignore"):
         speedup = np.where(correct & (runtime > 0), baseline_ms / runtime, np.nan)
         memory = np.where((kernel_memory > 0) & (baseline_memory > 0), baseline_memory / kernel_memory, np.nan)
-    return SampleTable(correct, compiled | correct, speedup, memory)
+    known = any(b is not None for b in noise_bounds)
+    bounds = np.array([np.nan if b is None else b for b in noise_bounds], dtype=float) if known else None
+    return SampleTable(correct, compiled | correct, speedup, memory, bounds)
 
 
 def _warn_implausible(run: str, pids: list, speedup: np.ndarray, bound: float | None, warnings: list) -> None:
