@@ -5,12 +5,13 @@
 Each SELF.json is benchmarks/self_speedup.py's output (`--out`): every reference evaluated as its own
 candidate (`class ModelNew(Model): pass`) against a baseline of the same code, so any speedup in it is
 the harness's and the host's noise, not the kernel's. The file written keeps every such speedup per
-problem with the files it came from and the digest of each problem file; the leaderboard (leaderboard.identical_code) reads it and lists a
-correct sample whose speedup is no larger than its problem's identical code reached: that is not a
-measured speedup.
+problem, the files it came from and the digest of each problem file; the leaderboard
+(leaderboard.identical_code) lists a correct sample whose speedup is no larger than its problem's
+identical code reached: that is not a measured speedup.
 """
 
 import argparse
+import collections
 import json
 import os
 import sys
@@ -20,6 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 from kernelbench_verified.problems.load import get_problem  # noqa: E402
 from kernelbench_verified.results import write_json_atomic  # noqa: E402
+
+
+def level_and_pid(key: str) -> tuple[int, int]:
+    """(3, 9) of "L3/9", self_speedup's problem key."""
+    level, pid = key.removeprefix("L").split("/")
+    return int(level), int(pid)
 
 
 def collect(paths: list[Path]) -> dict:
@@ -42,17 +49,15 @@ def main() -> None:
     args = parser.parse_args()
     speedups = collect(args.files)
     # The files measured: the leaderboard applies a problem's figures only to a baseline of the same file.
-    digests = {key: get_problem(*map(int, key[1:].split("/"))).source_sha256 for key in speedups}
+    digests = {key: get_problem(*level_and_pid(key)).source_sha256 for key in speedups}
     document = {"hardware": args.hardware,
                 "what": "speedups of each reference evaluated as its own candidate; 1.00 is the truth",
                 "sources": [os.path.relpath(p.resolve(), ROOT) for p in args.files],
-                "speedups": dict(sorted(speedups.items(), key=lambda kv: tuple(map(int, kv[0][1:].split("/"))))),
+                "speedups": dict(sorted(speedups.items(), key=lambda item: level_and_pid(item[0]))),
                 "problem_sha256": digests}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     write_json_atomic(args.out, document)
-    levels: dict[str, int] = {}
-    for problem in speedups:
-        levels[problem.split("/")[0]] = levels.get(problem.split("/")[0], 0) + 1
+    levels = collections.Counter(key.split("/")[0] for key in speedups)
     print(f"{args.out}: {len(speedups)} problems ({', '.join(f'{k}: {v}' for k, v in sorted(levels.items()))}) "
           f"from {len(args.files)} files")
 

@@ -344,7 +344,8 @@ def test_the_committed_identical_code_speedups_are_what_their_sources_say():
     collected = load_benchmark("identical_code").collect([ROOT / source for source in committed["sources"]])
     assert committed["speedups"] == collected
     from kernelbench_verified.problems.load import get_problem
-    assert all(get_problem(*map(int, key[1:].split("/"))).source_sha256 == digest
+    level_and_pid = load_benchmark("identical_code").level_and_pid
+    assert all(get_problem(*level_and_pid(key)).source_sha256 == digest
                for key, digest in committed["problem_sha256"].items())
     assert {key.split("/")[0] for key in collected} == {"L1", "L2", "L3", "L4"} and len(collected) >= 268
 

@@ -38,8 +38,7 @@ def noise_bound(level: int, pid: int, hardware: str | None, problem_sha256: str 
     """The largest speedup identical code showed on this problem, as a factor above 1 (0.8x counts as
     1.25x: either way the harness moved it that far), or None when the hardware or problem has no
     measurement, or when `problem_sha256` (the baseline's file) is not the file that was measured."""
-    path = folder / f"{hardware}.json"
-    if not hardware or not path.is_file():
+    if not hardware or not (path := folder / f"{hardware}.json").is_file():
         return None
     speedups, digests = _measured(path)
     key = f"L{level}/{pid}"
