@@ -1,6 +1,6 @@
 """How small a timing fake the judge's clock catches, measured on honest records.
 
-    python benchmarks/clock_sensitivity.py RESULTS.json [RESULTS.json ...]
+    python benchmarks/clock_sensitivity.py RESULTS.json [RESULTS.json ...] [--clock gpu_timeline] [--slack 0.02 0.02]
 
 A kernel that fakes its time by a fraction f, by any in-process means, lowers the reported milliseconds
 of every timed call by f while the judge's own clock (the waited milliseconds) stays as it was. So the
@@ -8,10 +8,12 @@ check (judge.timing_flags) is re-run on each honest, correct, CUDA-timed record 
 scaled by 1 - f, for growing f, until it withholds the time. Records with the judge's raw figures
 (metadata.judge_trials_ms) are re-run exactly; older ones from their recorded gap and median.
 
-Prints the honest records withheld (f = 0), the honest gap's quantiles, per duration bucket the
-fake caught in every record and in 95 % of them, and, for records that say when each reply arrived,
-where the gap lies: before the reply (the sandbox's side: the call, the messages, its export) or after
-it (the judge mapping and copying the outputs).
+Each record is checked with the slack of the clock that timed it (metadata.judge_clock; records before
+the GPU's clock are "host"), or with `--slack FRACTION MS` to try another. Prints the honest records
+withheld (f = 0), the honest gap's quantiles, per duration bucket the fake caught in every record and
+in 95 % of them, and, for records that say when each reply arrived, where the gap lies: before the
+reply (the sandbox's side: the call, the messages, its export) or after it (the judge mapping and
+copying the outputs; on the GPU's clock "after" is the judge's wait for the GPU's T1, mostly negative).
 """
 
 import argparse
@@ -24,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from kernelbench_verified.evaluate.judge import SLACK_FRACTION, SLACK_MS, timing_flags  # noqa: E402
+from kernelbench_verified.evaluate.judge import SLACKS, timing_flags  # noqa: E402
 
 FAKES = [f / 100 for f in range(0, 100)]
 BUCKETS_MS = [(0, 0.1), (0.1, 0.5), (0.5, 1), (1, 2), (2, 5), (5, 10), (10, math.inf)]
@@ -42,23 +44,29 @@ def honest_timed(records: dict) -> list[dict]:
     return found
 
 
-def caught(record: dict, fake: float) -> bool:
-    """Whether the clock withholds this record's time had its kernel reported (1 - fake) of it."""
+def clock_of(record: dict) -> str:
+    return record["metadata"].get("judge_clock", "host")
+
+
+def caught(record: dict, fake: float, slack: tuple | None = None) -> bool:
+    """Whether the clock withholds this record's time had its kernel reported (1 - fake) of it, with
+    `slack` (fraction, ms) or that of the record's clock."""
     metadata = record["metadata"]
+    slack = slack or SLACKS[clock_of(record)]
     stats = record.get("runtime_stats") or metadata["untrusted_runtime_stats"]
     raw = metadata.get("judge_trials_ms")
     if raw:
         reported = [t * (1 - fake) for t in raw["reported"]]
         flags = timing_flags(dict(stats, num_trials=len(reported)), reported, raw["waited"],
-                             raw["calibration_overhead"], calibrated=True)
+                             raw["calibration_overhead"], slack)
         return any(f.startswith("timing_below_judge_clock") for f in flags)
     median = stats["median"]  # without the raw figures: each call's gap grows by fake x its time
     gap = metadata["judge_clock_gap_ms"] + fake * median
-    return gap > SLACK_FRACTION * median * (1 - fake) + SLACK_MS
+    return gap > slack[0] * median * (1 - fake) + slack[1]
 
 
-def smallest_fake(record: dict) -> float:
-    return next((f for f in FAKES if caught(record, f)), 1.0)
+def smallest_fake(record: dict, slack: tuple | None) -> float:
+    return next((f for f in FAKES if caught(record, f, slack)), 1.0)
 
 
 def name(record: dict) -> str:
@@ -96,23 +104,30 @@ def print_split(records: list) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("results", type=Path, nargs="+")
+    parser.add_argument("--clock", choices=sorted(SLACKS), help="only the records this clock timed")
+    parser.add_argument("--slack", type=float, nargs=2, metavar=("FRACTION", "MS"),
+                        help="check with this slack instead of each record's clock's")
     args = parser.parse_args()
-    records = [r for path in args.results for r in honest_timed(json.loads(path.read_text()))]
+    records = [r for path in args.results for r in honest_timed(json.loads(path.read_text()))
+               if args.clock in (None, clock_of(r))]
     if not records:
         sys.exit("no correct CUDA-timed records with the judge's clock figures in these files")
-    withheld = [r for r in records if caught(r, 0.0)]
+    slack = tuple(args.slack) if args.slack else None
+    withheld = [r for r in records if caught(r, 0.0, slack)]
     gaps = [r["metadata"]["judge_clock_gap_ms"] for r in records]
     print(f"{len(records)} honest timed records; withheld with no fake: {len(withheld)} "
           f"({', '.join(name(r) for r in withheld)})")
     print("honest gap (ms), quantiles 0/5/50/95/100 %: "
           + " / ".join(f"{quantile(gaps, q):+.3f}" for q in (0, 0.05, 0.5, 0.95, 1)))
-    print(f"rule: withheld when the gap exceeds {SLACK_FRACTION:.0%} of the median time + {SLACK_MS} ms")
+    rules = {tuple(slack)} if slack else {SLACKS[clock_of(r)] for r in records}
+    print("rule: withheld when the gap exceeds " + " or ".join(f"{f:.0%} of the median time + {ms} ms" for f, ms in rules)
+          + ("" if slack else f" (by clock: {', '.join(sorted({clock_of(r) for r in records}))})"))
     print("median time      n   fake caught in every record   in 95 % of them")
     for low, high in BUCKETS_MS:
         inside = [r for r in records if r not in withheld and
                   low <= (r.get("runtime_stats") or r["metadata"]["untrusted_runtime_stats"])["median"] < high]
         if inside:
-            fakes = [smallest_fake(r) for r in inside]
+            fakes = [smallest_fake(r, slack) for r in inside]
             print(f"{low:>5g}-{high:<6g} ms {len(inside):4d}   {max(fakes):>10.0%}   {quantile(fakes, 0.95):>22.0%}")
     print_split(records)
 

@@ -2,8 +2,8 @@
 
     python benchmarks/gpu_clock.py [--mode queued|synced] [--call matmul|launches] [--runs 6] [--lead-us 400]
 
-The judge's clock today (judge.run_trials) is the host's: from its "trial" message to its copy of the
-outputs, so two messages, two wake-ups, the outputs' export and their mapping sit in the window, and
+The prototype of the judge's GPU clock (evaluate/timeline.py), kept to compare its modes; the judge's
+clock before it (host_trial) ran from its "trial" message to its copy of the outputs, so two messages, two wake-ups, the outputs' export and their mapping sit in the window, and
 their drift between the calibration and the timed calls (35-58 us sd per sample on the H200) is what the
 slack must cover. Here the window is two events of the judge's own stream, T0 and T1, and the judge
 queues its whole part before it tells the kernel's process to go:
@@ -28,11 +28,16 @@ their difference: the smallest fake this clock could catch is a few times that s
 """
 
 import argparse
-import ctypes
 import statistics
+import sys
+from pathlib import Path
 
 import torch
 import torch.multiprocessing as mp
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from kernelbench_verified.measure.timing import sleep_cycles_per_us, stream_wait_value  # noqa: E402
 
 LAUNCHES = 400  # --call launches: this many tiny kernels, a few microseconds of GPU work each
 
@@ -93,30 +98,7 @@ def alone(call, device, calls: int = 50) -> float:
     return statistics.median(times[5:])
 
 
-def stream_wait_value():
-    """cuStreamWaitValue32(stream, address, value, GEQ) from the driver, raising on an error code."""
-    driver = ctypes.CDLL("libcuda.so.1")
-    function = getattr(driver, "cuStreamWaitValue32_v2", None) or driver.cuStreamWaitValue32
-    function.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint]
-
-    def wait(address: int, value: int) -> None:
-        code = function(torch.cuda.current_stream().cuda_stream, address, value, 0)
-        if code != 0:
-            raise RuntimeError(f"cuStreamWaitValue32 returned CUresult {code}")
-    return wait
-
-
-def sleep_cycles_per_us() -> float:
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    torch.cuda._sleep(1000)  # first use
-    start.record()
-    torch.cuda._sleep(2_000_000)
-    end.record()
-    end.synchronize()
-    return 2_000_000 / (start.elapsed_time(end) * 1e3)
-
-
-def one_call(conn, shared, go, wait_value, number: int, lead_cycles: int) -> tuple[float, float]:
+def one_call(conn, shared, go, number: int, lead_cycles: int) -> tuple[float, float]:
     """(GPU window ms, reported ms) of one call: the judge's part is queued before the kernel's."""
     x, y, flag = shared
     t0, t1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -126,7 +108,7 @@ def one_call(conn, shared, go, wait_value, number: int, lead_cycles: int) -> tup
     t0.record()
     x.copy_(fresh)
     go.record()
-    wait_value(flag.data_ptr(), number)
+    stream_wait_value(flag, number)
     copy = y.clone()
     t1.record()
     conn.send(number)
@@ -136,7 +118,7 @@ def one_call(conn, shared, go, wait_value, number: int, lead_cycles: int) -> tup
     return t0.elapsed_time(t1), reported
 
 
-def one_run(args, wait_value, lead_cycles: int) -> dict:
+def one_run(args, lead_cycles: int) -> dict:
     ctx = mp.get_context("spawn")
     here, there = ctx.Pipe()
     child = ctx.Process(target=kernel_process, args=(there, args.mode, args.call, args.n))
@@ -150,7 +132,7 @@ def one_run(args, wait_value, lead_cycles: int) -> dict:
         rows = []
         for _ in range(calls):
             number += 1
-            rows.append(one_call(here, (x, y, flag), go, wait_value, number, lead_cycles))
+            rows.append(one_call(here, (x, y, flag), go, number, lead_cycles))
         phases[name] = {"gap": statistics.median(w - r for w, r in rows), "reported": statistics.median(r for _, r in rows)}
     here.send("end")
     child.join()
@@ -166,11 +148,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=6)
     parser.add_argument("--lead-us", type=float, default=400, help="how long the GPU sleeps while the host queues")
     args = parser.parse_args()
-    wait_value, lead_cycles = stream_wait_value(), int(args.lead_us * sleep_cycles_per_us())
+    lead_cycles = int(args.lead_us * sleep_cycles_per_us(0))
     diffs = []
     print(f"mode {args.mode}, call {args.call}, lead {args.lead_us:.0f} us")
     for run in range(args.runs):
-        result = one_run(args, wait_value, lead_cycles)
+        result = one_run(args, lead_cycles)
         calibration, timed = result["calibration"], result["timed"]
         diffs.append(timed["gap"] - calibration["gap"])
         print(f"run {run}: alone {result['alone']:.3f} ms, reported {timed['reported']:.3f} ms; gap calibration / "

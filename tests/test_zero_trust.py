@@ -84,13 +84,26 @@ OUTCOMES = {
     "zt_mode_switch.py": Fails(("incorrect",), failed_case="output_aliases_input"),
     # Extra: replies forged before the judge asked ("ready" and 110 "armed" and trial pairs, from a thread)
     # are read as replies to the later requests, but they hold outputs for inputs not yet written.
-    "zt_pre_sent_trials_ready.py": Fails(("incorrect",), failed_case="timed_call_"),
+    # (On CUDA the forged "ready" lacks the output slots of the judge's GPU clock: refused as unreadable.)
+    "zt_pre_sent_trials_ready.py": Fails(("incorrect",), failed_case="timed_call_") if DEVICE == "cpu"
+    else Fails(("protocol_violation",), error="unreadable tensors"),
     # Extra: an "output" header claiming 2**40 payload bytes, far above what the outputs can hold.
     "zt_payload_count_lie.py": Fails(("protocol_violation",), error="a payload of 1099511627776 bytes"),
     # Extra: time reported at 0.55 of real, inside the judge's allowance of 2x the reported time.
     "zt_forge_timing_half.py": Withheld(JUDGE_CLOCK),
     # Extra: about 0.6 ms a call reported at 0.9 of real, the smallest fake the judge's clock must catch.
     "zt_forge_timing_tenth.py": Withheld(("timing_below_judge_clock",)),
+    # Extra: 20 % at 0.6 ms and 5 % at 2 ms (0.1 ms a call, beyond the GPU clock's 0.058 ms slack there).
+    "zt_forge_timing_fifth.py": Withheld(("timing_below_judge_clock",)),
+    "zt_forge_timing_twentieth.py": Withheld(("timing_below_judge_clock",)),
+    # Extra: 16 of 20 timed calls marked done before they run (CUDA) or replayed (CPU): the judge's copies
+    # of them hold the previous call's outputs, and 8 audits of 20 calls find one.
+    "zt_early_done.py": Fails(("incorrect",), failed_case="timed_call_"),
+    # Extra: never marks a call done (CUDA), or replies with no time (CPU).
+    "zt_never_done.py": Fails(("protocol_violation",), error="never marked it done" if DEVICE != "cpu"
+                              else "a trial time of 'None'"),
+    # Extra: exits inside its 10th timed call; the honest kernel after it must still be judged.
+    "zt_exit_in_trial.py": Fails(("crashed",)),
     # Extra: ReLU in every correctness case, the identity once the "timing" request has arrived. Each timed
     # call's inputs are scaled like one of the run's cases chosen at random, so some audited calls see the
     # negative distribution, where the identity is not ReLU.
@@ -102,11 +115,14 @@ OUTCOMES = {
 CPU_ONLY_CHECK = ("on the CPU only the coarse wall-clock check applies (the judge waited more than twice the "
                   "reported time plus the reference trials' overhead); the calibrated check that catches this "
                   "runs on CUDA only (KBV_ZERO_TRUST_DEVICE=cuda runs this file there)")
-TENTH_ON_CUDA = ("on the H200 (session 10) this fake left a gap of 0.107 ms per call; the allowance is 2 % + 0.3 ms "
-                 "(0.31 ms here) because honest records reach +0.262 ms (L2/74, session 11), so no allowance "
-                 "separates them yet (docs/evaluation.md, Withheld time)")
-KNOWN_GAPS = ({"zt_forge_timing_half.py": CPU_ONLY_CHECK, "zt_forge_timing_tenth.py": CPU_ONLY_CHECK}
-              if DEVICE == "cpu" else {"zt_forge_timing_tenth.py": TENTH_ON_CUDA})
+GPU_CLOCK_SPREAD = ("the GPU clock's honest gap spreads up to 0.1 ms per sample on the H200 (sessions 17-18), "
+                    "so its slack is 2 % + 0.1 ms: a 10 % fake is caught from about 2 ms per call, a 20 % "
+                    "fake of 0.6 ms only at the margin, a 5 % fake of 2 ms not at all")
+KNOWN_GAPS = ({name: CPU_ONLY_CHECK for name in ("zt_forge_timing_half.py", "zt_forge_timing_tenth.py",
+                                                  "zt_forge_timing_fifth.py", "zt_forge_timing_twentieth.py")}
+              if DEVICE == "cpu" else
+              {name: GPU_CLOCK_SPREAD for name in ("zt_forge_timing_tenth.py", "zt_forge_timing_fifth.py",
+                                                   "zt_forge_timing_twentieth.py")})
 ATTACKS = sorted(OUTCOMES)
 NUM_SAMPLES = len(ATTACKS) + 1  # the honest kernel is the last sample
 HONEST_SID = len(ATTACKS)

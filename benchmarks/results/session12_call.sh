@@ -13,6 +13,10 @@
 # nvcc:N       N of benchmarks/cold_builds.py's kernels built at once by torch's load_inline, each nvcc
 #              phase timed (`nvcc --time`): where a cold build's seconds go
 # launch:R     benchmarks/launch_bound.py, R rounds, with the CPU topology and steal time around it
+# zero_trust   tests/test_zero_trust.py on CUDA (every attack through the judge's GPU clock)
+# gpu_tests    tests/test_gpu.py's GPU-marked tests
+# exploit      benchmarks/exploit_suite.py on CUDA, its table and every record it wrote
+# seed:L:FILE... a baseline file of level L merged from the committed ones named (self:...:/tmp/seed_L.json)
 out=${1:?out}
 shift
 mkdir -p "$out"
@@ -66,6 +70,30 @@ for i, source in enumerate(cold_builds.kernel_sources($level)): open(f'/tmp/kbv_
         python3 benchmarks/launch_bound.py --rounds "$level" --out "$out/launch_bound.json" > "$out/launch_bound.log" 2>&1
         rc=$?
         grep '^cpu ' /proc/stat >> "$out/launch_host.txt"  # steal is the 8th figure
+        ;;
+    zero_trust)
+        KBV_ZERO_TRUST_DEVICE=cuda timeout 420 python3 -m pytest -q -rsx -p no:cacheprovider tests/test_zero_trust.py \
+            > "$out/zero_trust_cuda.log" 2>&1
+        rc=$?
+        ;;
+    gpu_tests)
+        timeout 300 python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu.py > "$out/test_gpu.log" 2>&1
+        rc=$?
+        ;;
+    exploit)
+        timeout 420 python3 benchmarks/exploit_suite.py --device cuda --cpu-workers 16 --out "$out/exploit_suite.json" \
+            --records-out "$out/exploit_records.json" > "$out/exploit_suite.log" 2>&1
+        rc=$?
+        ;;
+    seed)
+        python3 - "$level" ${spec#seed:*:} > "/tmp/seed_$level.json" <<'PY'
+import json, sys
+level, merged = f"level{sys.argv[1]}", {}
+for path in sys.argv[2].split(":"):
+    merged.update(json.load(open(path))[level])
+print(json.dumps({level: merged, "fingerprint": json.load(open(path))["fingerprint"], "failures": {}}))
+PY
+        rc=$?
         ;;
     *) echo "unknown step $spec" >&2; rc=2 ;;
     esac

@@ -28,6 +28,7 @@ import torch
 from .build import outcome_marker
 from .channel import Channel, ChannelClosed, ChannelTimeout, ProtocolViolation
 from .launch import Sandbox, kill_group, processes_of_uid, start_sandbox
+from .timeline import TimelineClock, output_specs
 from .transport import export_values, import_values, payload_bound
 from ..measure.correctness import ReferenceError, check_reference, compare_outputs
 from ..measure.timing import l2_flusher, set_tf32_mode, summarize
@@ -41,9 +42,11 @@ NOT_COMPILED = ("compile_error", "load_error")
 # The failing statuses a sandbox may report about itself (it can only make itself fail); any other
 # status in a message is a protocol violation. "correct" comes only from the judge's own comparisons.
 REPORTABLE_FAILURES = ("compile_error", "load_error", "runtime_error", "cuda_error", "out_of_memory")
-# Timed outputs kept for the audits chosen after the timed phase, and how many are audited.
-AUDIT_BUDGET_BYTES = 4 << 30
-NUM_AUDITS = 3
+# Timed outputs kept for the audits chosen after the timed phase (at least MIN_KEPT, whatever their
+# size), and how many of those are audited. A kernel that fakes the median time must fake more than half
+# of its calls, and a faked call leaves stale outputs in the judge's copy (timeline.py): 8 audits find
+# one of them but with probability 0.5 ** 8 = 0.4 %, 3 audits with 12.5 %.
+AUDIT_BUDGET_BYTES, MIN_KEPT, NUM_AUDITS = 4 << 30, 3, 8
 # Reference trials that calibrate the judge's clock (at least the fewest, at most the most, within a
 # time budget), and how far beyond their overhead a sample's median gap between the judge's
 # clock and the reported time may go before its time is withheld.
@@ -55,13 +58,19 @@ NUM_AUDITS = 3
 # (warm-ups, fewest, most) by device: the CUDA check compares medians, so a short kernel's calibration
 # takes as many calls as its timed phase; the CPU's coarse check needs only a rough overhead.
 CALIBRATION_TRIALS, CALIBRATION_SECONDS = {"cuda": (3, 5, 100), "cpu": (1, 5, 20)}, 1.0
-SLACK_FRACTION, SLACK_MS = 0.02, 0.3
+# (fraction of the median reported time, ms) by clock. "host": the setting above. "gpu_timeline"
+# (timeline.py): on 298 honest H200 records (sessions 17-18: levels 1-4 self-candidates, the exploit
+# suite's clean fixtures) the median gap spread -0.10 to +0.083 ms whatever the call's time, and
+# 2 % + 0.02 ms withheld 1-3 clean fixtures per run; 2 % + 0.1 ms withholds none (0.068 ms to spare)
+# and catches, in every record, 17 % at 0.5-1 ms, 13 % at 1-2, 9 % at 2-5, 5 % at 5-10, 4 % above
+# (benchmarks/clock_sensitivity.py; benchmarks/results/h200_session_18/).
+SLACKS = {"host": (0.02, 0.3), "gpu_timeline": (0.02, 0.1)}
 
 
 @dataclass
 class Trials:
     """What run_trials saw, per call: the reported milliseconds, the judge's milliseconds until the reply
-    arrived and until its copy of the outputs was done (its clock); the copies kept, and how many calls
+    arrived and its clock's window (timeline_trial or host_trial); the copies kept, and how many calls
     reset the persisting L2."""
     reported: list = field(default_factory=list)
     replied: list = field(default_factory=list)
@@ -303,7 +312,8 @@ class Conversation:
             if key in message:
                 details[key] = str(message[key])[:8000]
         compiled = self.record.get("compiled", False) and status not in NOT_COMPILED
-        if status == "out_of_memory" and self.last_op == "alloc":  # the judge's own request, not a call
+        # The judge's own buffers (inputs, and the GPU clock's output slots), not a call of the kernel.
+        if status == "out_of_memory" and self.last_op in ("alloc", "timing"):
             raise SampleFailed("harness_error", compiled=compiled, error="the harness's buffers for the inputs did "
                                f"not fit in GPU memory beside the kernel's process: {details['error'][:3000]}")
         raise SampleFailed(status, compiled=compiled, **details)
@@ -392,17 +402,16 @@ class Conversation:
         before the kernel is loaded, through the same requests, buffers and transport as the kernel's
         timed calls."""
         try:
-            buffers = self.request("timing", self.judge.references.inputs(like))
-            self.expect("ready")
+            buffers, clock = self.start_timing(like)
             warmup, fewest, most = CALIBRATION_TRIALS["cuda" if self.device.type == "cuda" else "cpu"]
-            trials = self.run_trials(buffers, like, "calibration", warmup, most, set(),
+            trials = self.run_trials(buffers, clock, like, "calibration", warmup, most, set(),
                                      stop_after=(fewest, CALIBRATION_SECONDS))
         except SampleFailed as failed:  # no kernel code has run yet: the harness failed, not the kernel
             raise SampleFailed("harness_error", error=f"clock calibration on the reference: "
                                                       f"{failed.details.get('error', failed.status)}") from None
         self.post({"op": "load"})
         self.record["reference_ms"] = statistics.median(trials.reported)  # the reference's own time here (refinement feedback)
-        self.calibration = trials
+        self.calibration, self.clock_name = trials, "gpu_timeline" if clock else "host"
 
     def request(self, op: str, values: list, **fields) -> list:
         """Send request `op` with `values` as its inputs; returns what the judge can read back of those
@@ -494,11 +503,12 @@ class Conversation:
     def time_trials(self, like: Case) -> None:
         """Warm-ups and timed calls; then the statistics, the clock's flags and the audits."""
         job, refs = self.job, self.judge.references
-        buffers = self.request("timing", refs.inputs(like))
-        self.expect("ready")
+        buffers, clock = self.start_timing(like)
+        if ("gpu_timeline" if clock else "host") != self.clock_name:  # the same output specs went to both
+            raise SampleFailed("harness_error", error="the timed calls and the calibration got different clocks")
         trials, warmup = job["num_perf_trials"], job["num_warmup"]
         keep = self.trials_to_keep(refs.get(like), trials)
-        timed = self.run_trials(buffers, like, "timed", warmup, trials, keep)
+        timed = self.run_trials(buffers, clock, like, "timed", warmup, trials, keep)
         times, walls = timed.reported, timed.waited
         self.lap("timing")
         self.record["runtime_stats"] = dict(summarize(times), num_warmup=warmup, l2_flush=bool(job["flush_l2"]),
@@ -509,8 +519,10 @@ class Conversation:
         overhead = self.calibration.overhead()
         self.record["judge_clock_overhead_ms"] = summarize(overhead)
         # The judge's raw figures, to microseconds: anyone can re-run the clock's check on them (and tune
-        # it on honest kernels) without trusting its summary. "replied" splits each window where the reply
-        # arrived: before, the call, the messages and the sandbox's export; after, the judge's mapping and copy.
+        # it on honest kernels) without trusting its summary. "replied": the host's milliseconds from the
+        # "trial" message to the reply (on the host clock that splits its window: before, the call, the
+        # messages and the sandbox's export; after, the judge's mapping and copy).
+        self.record["judge_clock"] = self.clock_name
         self.record["judge_trials_ms"] = {"reported": _rounded(times), "waited": _rounded(walls),
                                           "replied": _rounded(timed.replied),
                                           "calibration_overhead": _rounded(overhead),
@@ -519,60 +531,62 @@ class Conversation:
         if overhead:
             self.record["judge_clock_gap_ms"] = (statistics.median(w - t for t, w in zip(times, walls))
                                                  - statistics.median(overhead))
-        self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, overhead,
-                                                calibrated=self.device.type == "cuda")
+        slack = SLACKS[self.clock_name] if self.device.type == "cuda" else None
+        self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, overhead, slack)
         self.audit(timed.kept)
 
-    def run_trials(self, buffers: list, like: Case, phase: str, warmup: int, trials: int, keep: set,
-                   stop_after: tuple[int, float] | None = None) -> Trials:
+    def start_timing(self, like: Case) -> tuple[list, TimelineClock | None]:
+        """The "timing" request: the sandbox keeps buffers for the inputs the judge writes before each
+        call and, on CUDA when every output is a tensor, output slots and two words for the judge's GPU
+        clock (timeline.py), which it must hand back. Returns the judge's mappings and that clock (None:
+        the host clock)."""
+        refs = self.judge.references
+        specs = output_specs(refs.get(like)) if self.device.type == "cuda" else None
+        buffers = self.request("timing", refs.inputs(like), **({"outputs": specs} if specs else {}))
+        ready = self.expect("ready")
+        if specs is None:
+            return buffers, None
+        slots, words = self.receive_outputs(ready, "slots"), self.receive_outputs(ready, "words")
+        if len(slots) != len(specs) or any(not isinstance(s, torch.Tensor) or [list(s.shape), str(s.dtype)]
+                                           != [spec["shape"], f"torch.{spec['dtype']}"] for s, spec in zip(slots, specs)):
+            raise ProtocolViolation("output slots unlike the reference's outputs")
+        if len(words) != 1 or not isinstance(words[0], torch.Tensor) or words[0].dtype != torch.int32 \
+                or list(words[0].shape) != [2]:
+            raise ProtocolViolation("the timing words are not two int32")
+        return buffers, TimelineClock(self.device, slots, words[0])
+
+    def run_trials(self, buffers: list, clock: TimelineClock | None, like: Case, phase: str, warmup: int,
+                   trials: int, keep: set, stop_after: tuple[int, float] | None = None) -> Trials:
         """Warm-ups, then timed calls, each in two requests. "arm": the sandbox finishes the last call's
-        work and gives back any persisting L2. Then the judge writes fresh inputs into the shared buffers,
-        flushes L2 from its own process and starts its clock. "trial": the call; its reply (the event time
-        and the outputs) arrives, the judge copies the outputs into memory it allocated before the first
-        call, and the clock stops when that copy is done. So the window holds the call, two messages and
-        one copy (what the reference's calibration trials measure as overhead), and nothing of the call
-        can fall outside it: work before the inputs exist is not work on them, and outputs still being
-        written when the judge copies them fail the audit of any call it picks afterwards. Keeps the
-        copies of the calls in `keep`. `stop_after` (count, seconds): stop once that many calls took that long."""
+        work and gives back any persisting L2. "trial": the call, on inputs the judge writes just before
+        it into the shared buffers (L2 flushed after them, from the judge's own process), timed by the
+        judge's clock, and copied by the judge into memory it allocated before the first call. The
+        clock is the GPU's (timeline_trial: from the judge's `go` to the kernel's `done`) or the host's
+        (host_trial: from the "trial" message until the judge's copy is done); either way nothing of the
+        call can fall outside its window: work before the inputs exist is not work on them, and outputs
+        not yet written when the judge copies them fail the audit of any call it picks afterwards. What the window holds beyond the call, the
+        reference's calibration trials measure the same way. Keeps the copies of the calls in `keep`.
+        `stop_after` (count, seconds): stop once that many calls took that long."""
         refs = self.judge.references
         seen = Trials()
         expected = refs.get(like)
-        bound = payload_bound(buffers) + payload_bound(expected)
         # Each call's copy lands in memory allocated now, outside the clock: a kept copy allocated in
         # the window costs a cudaMalloc per call once the cache is used up (+0.2 ms per call for L2/74's
         # 32 MiB output, from its sixth timed call on), which the calibration, keeping nothing, never pays.
         slots = {index: _empty_like(expected) for index in keep}
         scratch = _empty_like(expected)
-        cuda, mapped = self.device.type == "cuda", []
-        for index in range(-warmup, trials):
+        self.host_mapped, bound = [], payload_bound(buffers) + payload_bound(expected)
+        for mark, index in enumerate(range(-warmup, trials), start=1):
             case = self.timing_case(index, phase)
             fresh = refs.inputs(case)
             self.post({"op": "arm", "rng_seed": self.rng_seed(case)})
             l2_reset = self.expect("armed").get("l2_reset") is True
-            message, payload = {"op": "trial"}, b""
-            if cuda:
-                for buffer, value in zip(buffers, fresh):
-                    if isinstance(buffer, torch.Tensor):
-                        buffer.copy_(value)
-                self.judge.flush_l2(self.job["flush_l2"])
-                torch.cuda.synchronize(self.device)
+            target = slots.pop(index, scratch)
+            if clock is not None:
+                window_ms, replied_ms, copies, reply = self.timeline_trial(clock, buffers, fresh, target, mark)
             else:
-                message["inputs"], payload = export_values(fresh)
+                window_ms, replied_ms, copies, reply = self.host_trial(buffers, fresh, target, bound)
             del fresh  # else the next trial's inputs are made while these still live (twice the memory)
-            started = time.perf_counter()
-            self.post(message, payload)
-            reply = self.expect("trial", bound, spin=cuda)
-            replied_ms = (time.perf_counter() - started) * 1e3
-            # Every call's outputs are copied alike, kept or not, so no call's window differs from another's.
-            # The last call's mapping stays open until this one's is made: the sandbox's allocator hands
-            # out the same memory again, and the judge's CUDA then reuses that mapping instead of opening
-            # the handle anew (a costly driver call, and its cost would sit in the clock's window).
-            mapped, previous = self.receive_outputs(reply), mapped
-            copies = _copy_into(slots.pop(index, scratch), mapped)
-            if cuda:
-                torch.cuda.synchronize(self.device)
-            wall_ms = (time.perf_counter() - started) * 1e3
-            del previous
             ms = reply.get("ms")
             if not isinstance(ms, (int, float)) or isinstance(ms, bool) or not 0 <= ms < 1e7:
                 raise ProtocolViolation(f"a trial time of {str(ms)[:40]!r}")
@@ -580,22 +594,71 @@ class Conversation:
                 continue
             seen.reported.append(float(ms))
             seen.replied.append(replied_ms)
-            seen.waited.append(wall_ms)
+            seen.waited.append(window_ms)
             seen.l2_resets += l2_reset
             if index in keep:
                 seen.kept[index] = copies
             del copies
             if stop_after and len(seen.reported) >= stop_after[0] and sum(seen.waited) / 1e3 >= stop_after[1]:
                 break
-        del mapped  # before the next request, which lets the sandbox free that memory
+        del self.host_mapped  # before the next request, which lets the sandbox free that memory
         return seen
+
+    def timeline_trial(self, clock: TimelineClock, buffers: list, fresh: list, target: list, mark: int) -> tuple:
+        """One trial on the GPU's clock (timeline.py): (window ms, host ms until the reply, copies, reply)."""
+        def write_inputs() -> None:
+            for buffer, value in zip(buffers, fresh):
+                if isinstance(buffer, torch.Tensor):
+                    buffer.copy_(value)
+            self.judge.flush_l2(self.job["flush_l2"])
+
+        try:
+            copies = clock.queue(mark, write_inputs, lambda outputs: _copy_into(target, outputs))
+            started = time.perf_counter()
+            self.post({"op": "trial", "mark": mark})
+            reply = self.expect("trial", 0, spin=True)
+            replied_ms = (time.perf_counter() - started) * 1e3
+            return clock.window_ms(self.deadline), replied_ms, copies, reply
+        except BaseException:
+            clock.release()  # the judge's stream would wait for `done` for ever
+            raise
+
+    def host_trial(self, buffers: list, fresh: list, target: list, bound: int) -> tuple:
+        """One trial on the host's clock: from the "trial" message until the judge's copy of the outputs
+        in the reply is done, so two messages and the outputs' mapping sit in the window (CPU devices,
+        and outputs that are not all tensors). Returns (window ms, ms until the reply, copies, reply)."""
+        cuda = self.device.type == "cuda"
+        message, payload = {"op": "trial"}, b""
+        if cuda:
+            for buffer, value in zip(buffers, fresh):
+                if isinstance(buffer, torch.Tensor):
+                    buffer.copy_(value)
+            self.judge.flush_l2(self.job["flush_l2"])
+            torch.cuda.synchronize(self.device)
+        else:
+            message["inputs"], payload = export_values(fresh)
+        started = time.perf_counter()
+        self.post(message, payload)
+        reply = self.expect("trial", bound, spin=cuda)
+        replied_ms = (time.perf_counter() - started) * 1e3
+        # Every call's outputs are copied alike, kept or not, so no call's window differs from another's.
+        # The last call's mapping stays open until this one's is made: the sandbox's allocator hands
+        # out the same memory again, and the judge's CUDA then reuses that mapping instead of opening
+        # the handle anew (a costly driver call, and its cost would sit in the clock's window).
+        self.host_mapped, previous = self.receive_outputs(reply), self.host_mapped
+        copies = _copy_into(target, self.host_mapped)
+        if cuda:
+            torch.cuda.synchronize(self.device)
+        window_ms = (time.perf_counter() - started) * 1e3
+        del previous
+        return window_ms, replied_ms, copies, reply
 
     def trials_to_keep(self, expected: list, trials: int) -> set:
         """The timed calls whose outputs the judge copies, for audits chosen after the phase: all of
-        them within AUDIT_BUDGET_BYTES, else a secret random subset (at least NUM_AUDITS). The kernel
+        them within AUDIT_BUDGET_BYTES, else a secret random subset (at least MIN_KEPT). The kernel
         cannot tell a kept call from another until after it has answered it."""
         size = max(1, sum(o.nbytes for o in expected if isinstance(o, torch.Tensor)))
-        count = max(NUM_AUDITS, min(trials, AUDIT_BUDGET_BYTES // size))
+        count = max(MIN_KEPT, min(trials, AUDIT_BUDGET_BYTES // size))
         return set(secrets.SystemRandom().sample(range(trials), min(trials, count)))
 
     def audit(self, kept: dict) -> None:
@@ -702,12 +765,13 @@ def _rounded(values: list) -> list:
     return [round(v, 3) for v in values]
 
 
-def timing_flags(stats: dict, times: list, walls: list, clock_overhead: list, calibrated: bool) -> list[str]:
+def timing_flags(stats: dict, times: list, walls: list, clock_overhead: list,
+                 slack: tuple[float, float] | None) -> list[str]:
     """The judge's clock against the reported event times, trial by trial: a call cannot take longer
     than the judge waited for it, and a call much shorter than that is suspicious (beyond what the
-    reference's trials showed the judge's clock adds). `calibrated` (CUDA, where the clock is steady enough): the
-    median gap between the judge's clock and the reported time may exceed the reference trials' median gap
-    by at most SLACK_FRACTION of the reported time plus SLACK_MS."""
+    reference's trials showed the judge's clock adds). `slack` (fraction, ms), on CUDA where the clock is
+    steady enough (SLACKS): the median gap between the judge's clock and the reported time may exceed the
+    reference trials' median gap by at most that fraction of the reported time plus those milliseconds."""
     flags = []
     resets = stats.get("persisting_l2_resets")
     if resets is not None and resets < stats["num_trials"]:
@@ -721,9 +785,9 @@ def timing_flags(stats: dict, times: list, walls: list, clock_overhead: list, ca
     overhead = statistics.fmean(clock_overhead) * len(times) / 1e3 if clock_overhead else 0.002 * len(times)
     if waited > 2 * (reported + overhead) + 0.1:
         flags.append(f"timing_far_below_wall_clock: {reported:.3f} s reported, {waited:.3f} s waited")
-    if calibrated and clock_overhead:
+    if slack and clock_overhead:
         gap = statistics.median(w - t for t, w in zip(times, walls)) - statistics.median(clock_overhead)
-        allowed = SLACK_FRACTION * statistics.median(times) + SLACK_MS
+        allowed = slack[0] * statistics.median(times) + slack[1]
         if gap > allowed:
             flags.append(f"timing_below_judge_clock: the judge waited {gap:.4f} ms per call more than the reported "
                          f"time explains (allowed {allowed:.4f} ms)")

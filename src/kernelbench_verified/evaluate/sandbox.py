@@ -38,6 +38,7 @@ from .build import TRITON_CACHE, trim_compiler_output
 from .launch import confine_to
 from .pch import flag_set
 from .channel import Channel
+from .timeline import TimelineSlots
 from .transport import DTYPES, export_values, import_values, release_exports
 from ..measure.timing import TrialTools, peak_memory, precision_flags, set_tf32_mode, timed_call
 from ..problems.inputs import PRECISIONS, construct_model
@@ -130,6 +131,7 @@ class Session:
         self.buffers_given: list = []  # the last request's inputs
         self.flags: list[str] = []
         self.armed = False  # "armed" sent: the next request is a timed call's
+        self.timeline: TimelineSlots | None = None  # the timed phase's slots when the judge's clock is the GPU's
 
     def _inputs(self, message: dict) -> list:
         """The request's inputs: the buffers the judge filled (CUDA) or the bytes that came with it."""
@@ -151,7 +153,7 @@ class Session:
 
     def held(self) -> list:
         """The buffers the judge still maps: the last ones it asked for and the timed phase's."""
-        return self.buffers_given + self.buffers
+        return self.buffers_given + self.buffers + (self.timeline.held() if self.timeline else [])
 
     def call(self, message: dict) -> None:
         inputs = self._inputs(message)
@@ -187,7 +189,11 @@ class Session:
         self.buffers = self._inputs(message)
         self.tools = TrialTools(self.device, flush_l2=False)  # the judge flushes L2, after writing the inputs
         self.threads_before = len(integrity.STARTED_THREADS)
-        self.channel.send({"event": "ready"})
+        reply = {"event": "ready"}
+        if self.device.type == "cuda" and message.get("outputs") is not None:  # the judge times on the GPU (timeline.py)
+            self.timeline = TimelineSlots(self.device, message["outputs"], DTYPES)
+            reply["slots"], reply["words"] = export_values(self.timeline.slots)[0], export_values([self.timeline.words])[0]
+        self.channel.send(reply)
 
     def arm(self, message: dict) -> None:
         """Before the judge writes a trial's inputs and starts its clock: whatever could sit in the
@@ -202,6 +208,11 @@ class Session:
             for buffer, value in zip(self.buffers, self._inputs(message)):
                 if isinstance(buffer, torch.Tensor):
                     buffer.copy_(value)
+        if self.timeline is not None:
+            with torch.no_grad():
+                ms = self.timeline.call(lambda: self.model(*self.buffers), message.get("mark"), self.tools)
+            self.channel.send({"event": "trial", "ms": ms})
+            return
         with torch.no_grad():
             output, ms = timed_call(lambda: self.model(*self.buffers), self.device, self.tools)
         send_reply(self.channel, {"event": "trial", "ms": ms}, _flatten(output))
@@ -225,6 +236,7 @@ def calibrate(job: dict, channel: Channel, device: torch.device) -> None:
     if serve(session, ("alloc", "timing", "arm", "trial"), until="load") != "load":
         raise RuntimeError("the judge's calibration did not end with load")
     session.buffers = session.buffers_given = []
+    session.timeline = None
     if device.type == "cuda":
         release_exports([])
         torch.cuda.empty_cache()

@@ -68,6 +68,53 @@ def reset_persisting_l2() -> bool:
     return limit == 0 and driver.cuCtxResetPersistingL2Cache() == 0
 
 
+# CUstreamWaitValue_flags / CUstreamWriteValue_flags in cuda.h: wait until (int32)(*word - value) >= 0;
+# write after a memory fence (so what the stream wrote before is visible to whoever sees the value).
+CU_STREAM_WAIT_VALUE_GEQ, CU_STREAM_WRITE_VALUE_DEFAULT = 0x0, 0x0
+
+
+@functools.cache
+def _stream_value_op(name: str):
+    driver = _driver()
+    if driver is None:
+        raise RuntimeError("the CUDA driver library (libcuda.so.1) is not loadable")
+    function = getattr(driver, f"{name}_v2", None) or getattr(driver, name)
+    function.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint]
+    return function
+
+
+def _stream_value(name: str, word: torch.Tensor, value: int, flags: int) -> None:
+    if word.dtype != torch.int32 or not word.is_cuda or word.numel() != 1:
+        raise ValueError("a stream word is one int32 on a CUDA device")
+    code = _stream_value_op(name)(torch.cuda.current_stream(word.device).cuda_stream, word.data_ptr(), value, flags)
+    if code != 0:
+        raise RuntimeError(f"{name} returned CUresult {code}")
+
+
+def stream_wait_value(word: torch.Tensor, value: int) -> None:
+    """Make the current stream wait (on the GPU, the host goes on) until the int32 `word` holds at least
+    `value`; `word` may be another process's memory mapped through CUDA IPC (cuStreamWaitValue32)."""
+    _stream_value("cuStreamWaitValue32", word, value, CU_STREAM_WAIT_VALUE_GEQ)
+
+
+def stream_write_value(word: torch.Tensor, value: int) -> None:
+    """Queue a write of `value` into the int32 `word` on the current stream (cuStreamWriteValue32)."""
+    _stream_value("cuStreamWriteValue32", word, value, CU_STREAM_WRITE_VALUE_DEFAULT)
+
+
+@functools.cache
+def sleep_cycles_per_us(device_index: int) -> float:
+    """GPU clock cycles per microsecond, as torch.cuda._sleep counts them, measured once."""
+    with torch.cuda.device(device_index):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(1000)  # first use
+        start.record()
+        torch.cuda._sleep(2_000_000)
+        end.record()
+        end.synchronize()
+        return 2_000_000 / (start.elapsed_time(end) * 1e3)
+
+
 def summarize(times_ms: list[float]) -> dict:
     """mean, median, std, min, max in milliseconds, unrounded."""
     return {
@@ -103,17 +150,21 @@ class TrialTools:
         self.sync()
 
 
-def timed_call(fn: Callable[[], object], device: torch.device, tools: TrialTools) -> tuple[object, float]:
+def timed_call(fn: Callable[[], object], device: torch.device, tools: TrialTools,
+               then: Callable[[object], None] | None = None) -> tuple[object, float]:
     """One timed call of `fn()`, prepared beforehand (TrialTools.prepare): from an event recorded just
     before it to a device-wide synchronisation after it (so work on side streams counts). Returns the
     call's result and its milliseconds. Kernels (in the sandbox, one trial per judge's request) and
-    baselines (time_function) are both timed by this function."""
+    baselines (time_function) are both timed by this function. `then(result)`, on CUDA, queues work
+    after the end event while the host is still awake (the judge's clock, timeline.py)."""
     if tools.cuda:
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         result = fn()
         torch.cuda.synchronize(device)
         end.record()
+        if then is not None:
+            then(result)
         end.synchronize()
         return result, start.elapsed_time(end)
     t0 = time.perf_counter()
