@@ -411,7 +411,7 @@ class Conversation:
                                                       f"{failed.details.get('error', failed.status)}") from None
         self.post({"op": "load"})
         self.record["reference_ms"] = statistics.median(trials.reported)  # the reference's own time here (refinement feedback)
-        self.calibration, self.clock_name = trials, "gpu_timeline" if clock else "host"
+        self.calibration, self.clock_name = trials, clock_name(clock)
 
     def request(self, op: str, values: list, **fields) -> list:
         """Send request `op` with `values` as its inputs; returns what the judge can read back of those
@@ -504,7 +504,7 @@ class Conversation:
         """Warm-ups and timed calls; then the statistics, the clock's flags and the audits."""
         job, refs = self.job, self.judge.references
         buffers, clock = self.start_timing(like)
-        if ("gpu_timeline" if clock else "host") != self.clock_name:  # the same output specs went to both
+        if clock_name(clock) != self.clock_name:  # the same output specs went to both
             raise SampleFailed("harness_error", error="the timed calls and the calibration got different clocks")
         trials, warmup = job["num_perf_trials"], job["num_warmup"]
         keep = self.trials_to_keep(refs.get(like), trials)
@@ -564,8 +564,8 @@ class Conversation:
         clock is the GPU's (timeline_trial: from the judge's `go` to the kernel's `done`) or the host's
         (host_trial: from the "trial" message until the judge's copy is done); either way nothing of the
         call can fall outside its window: work before the inputs exist is not work on them, and outputs
-        not yet written when the judge copies them fail the audit of any call it picks afterwards. What the window holds beyond the call, the
-        reference's calibration trials measure the same way. Keeps the copies of the calls in `keep`.
+        not yet written when the judge copies them fail the audit of any call it picks afterwards. What
+        the window holds beyond the call, the reference's calibration trials measure the same way. Keeps the copies of the calls in `keep`.
         `stop_after` (count, seconds): stop once that many calls took that long."""
         refs = self.judge.references
         seen = Trials()
@@ -606,14 +606,9 @@ class Conversation:
 
     def timeline_trial(self, clock: TimelineClock, buffers: list, fresh: list, target: list, mark: int) -> tuple:
         """One trial on the GPU's clock (timeline.py): (window ms, host ms until the reply, copies, reply)."""
-        def write_inputs() -> None:
-            for buffer, value in zip(buffers, fresh):
-                if isinstance(buffer, torch.Tensor):
-                    buffer.copy_(value)
-            self.judge.flush_l2(self.job["flush_l2"])
-
         try:
-            copies = clock.queue(mark, write_inputs, lambda outputs: _copy_into(target, outputs))
+            copies = clock.queue(mark, lambda: self.write_inputs(buffers, fresh),
+                                 lambda outputs: _copy_into(target, outputs))
             started = time.perf_counter()
             self.post({"op": "trial", "mark": mark})
             reply = self.expect("trial", 0, spin=True)
@@ -623,6 +618,13 @@ class Conversation:
             clock.release()  # the judge's stream would wait for `done` for ever
             raise
 
+    def write_inputs(self, buffers: list, fresh: list) -> None:
+        """Queue a trial's fresh inputs into the sandbox's buffers, then the L2 flush."""
+        for buffer, value in zip(buffers, fresh):
+            if isinstance(buffer, torch.Tensor):
+                buffer.copy_(value)
+        self.judge.flush_l2(self.job["flush_l2"])
+
     def host_trial(self, buffers: list, fresh: list, target: list, bound: int) -> tuple:
         """One trial on the host's clock: from the "trial" message until the judge's copy of the outputs
         in the reply is done, so two messages and the outputs' mapping sit in the window (CPU devices,
@@ -630,10 +632,7 @@ class Conversation:
         cuda = self.device.type == "cuda"
         message, payload = {"op": "trial"}, b""
         if cuda:
-            for buffer, value in zip(buffers, fresh):
-                if isinstance(buffer, torch.Tensor):
-                    buffer.copy_(value)
-            self.judge.flush_l2(self.job["flush_l2"])
+            self.write_inputs(buffers, fresh)
             torch.cuda.synchronize(self.device)
         else:
             message["inputs"], payload = export_values(fresh)
@@ -759,6 +758,11 @@ def _bounded_json(value, limit: int = 4000):
     except (TypeError, ValueError):
         return None
     return value if len(text) <= limit else None
+
+
+def clock_name(clock: TimelineClock | None) -> str:
+    """The SLACKS key of a trial clock: the GPU's, or the host's when there is none."""
+    return "host" if clock is None else "gpu_timeline"
 
 
 def _rounded(values: list) -> list:
