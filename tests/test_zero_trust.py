@@ -50,7 +50,7 @@ class Fails:
 
 @dataclass(frozen=True)
 class Withheld:
-    """The attack computes the right answers, so it may be correct, but its time is withheld for one of
+    """The attack computes the right answers, so it is correct, but its time is withheld for one of
     `flags`."""
 
     flags: tuple
@@ -204,14 +204,14 @@ def test_attack_earns_nothing(first, fixture):
     meta = record["metadata"]
     expected = OUTCOMES[fixture]
     if isinstance(expected, Withheld):
-        # Correct answers are allowed to stay correct; their time must not count.
-        if record["eval_status"] == "correct":
-            assert record["runtime"] == -1, describe(record)
-            assert record["runtime_stats"] == {}, describe(record)
-            assert any(flag in meta.get("runtime_withheld", "") for flag in expected.flags), describe(record)
-            assert any(str(f).startswith(expected.flags) for f in meta.get("integrity", [])), describe(record)
-        else:
-            assert not record["correctness"] and record["runtime"] == -1, describe(record)
+        # Correct answers stay correct, and their time must not count. A failure instead would mean the
+        # attack broke on the harness's protocol (as these fixtures did on CUDA when timed_call took a
+        # new keyword), so the clock was never tested.
+        assert record["eval_status"] == "correct", describe(record)
+        assert record["runtime"] == -1, describe(record)
+        assert record["runtime_stats"] == {}, describe(record)
+        assert any(flag in meta.get("runtime_withheld", "") for flag in expected.flags), describe(record)
+        assert any(str(f).startswith(expected.flags) for f in meta.get("integrity", [])), describe(record)
         return
     assert record["eval_status"] in expected.statuses, describe(record)
     assert not record["correctness"] and record["runtime"] == -1, describe(record)
