@@ -1,15 +1,19 @@
 """How small a timing fake the judge's clock catches, measured on honest records.
 
-    python benchmarks/clock_sensitivity.py RESULTS.json [RESULTS.json ...] [--clock gpu_timeline] [--slack 0.02 0.02]
+    python benchmarks/clock_sensitivity.py RESULTS.json [RESULTS.json ...] [--clock gpu_timeline]
+        [--slack 0.02 0.05 0.02 0.1] [--share 0.49]
 
 A kernel that fakes its time by a fraction f, by any in-process means, lowers the reported milliseconds
-of every timed call by f while the judge's own clock (the waited milliseconds) stays as it was. So the
+of its timed calls by f while the judge's own clock (the waited milliseconds) stays as it was. So the
 check (judge.timing_flags) is re-run on each honest, correct, CUDA-timed record with its reported times
-scaled by 1 - f, for growing f, until it withholds the time. Records with the judge's raw figures
+scaled by 1 - f, for growing f, until it withholds the time. `--share S` fakes only that share of the
+calls, spread evenly (below a half the median call is not faked, only the mean: the runtime); the fake
+printed is then what the runtime lost, S x f. Records with the judge's raw figures
 (metadata.judge_trials_ms) are re-run exactly; older ones from their recorded gap and median.
 
 Each record is checked with the slack of the clock that timed it (metadata.judge_clock; records before
-the GPU's clock are "host"), or with `--slack FRACTION MS` to try another. Prints the honest records
+the GPU's clock are "host"), or with `--slack MEDIAN_FRACTION MEDIAN_MS MEAN_FRACTION MEAN_MS` to try
+another (judge.ClockSlack). Prints the honest records
 withheld (f = 0), the honest gap's quantiles, per duration bucket the fake caught in every record and
 in 95 % of them, and, for records that say when each reply arrived, where the gap lies: before the
 reply (the sandbox's side: the call, the messages, its export) or after it (the judge mapping and
@@ -26,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from kernelbench_verified.evaluate.judge import SLACKS, timing_flags  # noqa: E402
+from kernelbench_verified.evaluate.judge import SLACKS, ClockSlack, timing_flags  # noqa: E402
 
 FAKES = [f / 100 for f in range(0, 100)]
 BUCKETS_MS = [(0, 0.1), (0.1, 0.5), (0.5, 1), (1, 2), (2, 5), (5, 10), (10, math.inf)]
@@ -48,25 +52,34 @@ def clock_of(record: dict) -> str:
     return record["metadata"].get("judge_clock", "host")
 
 
-def caught(record: dict, fake: float, slack: tuple | None = None) -> bool:
-    """Whether the clock withholds this record's time had its kernel reported (1 - fake) of it, with
-    `slack` (fraction, ms) or that of the record's clock."""
+def faked(times: list, fake: float, share: float) -> list:
+    """The reported times had the kernel lowered `share` of its calls (spread evenly) by `fake`."""
+    return [t * (1 - fake) if math.floor((i + 1) * share) > math.floor(i * share) else t
+            for i, t in enumerate(times)]
+
+
+def caught(record: dict, fake: float, slack: ClockSlack | None = None, share: float = 1.0) -> bool:
+    """Whether the clock withholds this record's time had its kernel reported (1 - fake) of the time of
+    `share` of its calls, with `slack` or that of the record's clock."""
     metadata = record["metadata"]
     slack = slack or SLACKS[clock_of(record)]
     stats = record.get("runtime_stats") or metadata["untrusted_runtime_stats"]
     raw = metadata.get("judge_trials_ms")
     if raw:
-        reported = [t * (1 - fake) for t in raw["reported"]]
+        reported = faked(raw["reported"], fake, share)
         flags = timing_flags(dict(stats, num_trials=len(reported)), reported, raw["waited"],
                              raw["calibration_overhead"], slack)
-        return any(f.startswith("timing_below_judge_clock") for f in flags)
+        return any(f.startswith(("timing_below_judge_clock", "timing_mean_below_judge_clock")) for f in flags)
+    if share < 1:
+        raise ValueError("a partial fake needs the record's raw figures (metadata.judge_trials_ms)")
     median = stats["median"]  # without the raw figures: each call's gap grows by fake x its time
     gap = metadata["judge_clock_gap_ms"] + fake * median
-    return gap > slack[0] * median * (1 - fake) + slack[1]
+    return gap > slack.median[0] * median * (1 - fake) + slack.median[1]
 
 
-def smallest_fake(record: dict, slack: tuple | None) -> float:
-    return next((f for f in FAKES if caught(record, f, slack)), 1.0)
+def smallest_fake(record: dict, slack: ClockSlack | None, share: float = 1.0) -> float:
+    """The smallest fake of the mean runtime (share x fake) that the clock catches in this record."""
+    return next((f * share for f in FAKES if caught(record, f, slack, share)), share)
 
 
 def name(record: dict) -> str:
@@ -105,29 +118,33 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("results", type=Path, nargs="+")
     parser.add_argument("--clock", choices=sorted(SLACKS), help="only the records this clock timed")
-    parser.add_argument("--slack", type=float, nargs=2, metavar=("FRACTION", "MS"),
+    parser.add_argument("--slack", type=float, nargs=4, metavar=("MEDIAN_FRACTION", "MEDIAN_MS", "MEAN_FRACTION", "MEAN_MS"),
                         help="check with this slack instead of each record's clock's")
+    parser.add_argument("--share", type=float, default=1.0, help="the share of the calls a kernel fakes")
     args = parser.parse_args()
     records = [r for path in args.results for r in honest_timed(json.loads(path.read_text()))
                if args.clock in (None, clock_of(r))]
     if not records:
         sys.exit("no correct CUDA-timed records with the judge's clock figures in these files")
-    slack = tuple(args.slack) if args.slack else None
+    slack = ClockSlack(tuple(args.slack[:2]), tuple(args.slack[2:])) if args.slack else None
     withheld = [r for r in records if caught(r, 0.0, slack)]
     gaps = [r["metadata"]["judge_clock_gap_ms"] for r in records]
     print(f"{len(records)} honest timed records; withheld with no fake: {len(withheld)} "
           f"({', '.join(name(r) for r in withheld)})")
     print("honest gap (ms), quantiles 0/5/50/95/100 %: "
           + " / ".join(f"{quantile(gaps, q):+.3f}" for q in (0, 0.05, 0.5, 0.95, 1)))
-    rules = {tuple(slack)} if slack else {SLACKS[clock_of(r)] for r in records}
-    print("rule: withheld when the gap exceeds " + " or ".join(f"{f:.0%} of the median time + {ms} ms" for f, ms in rules)
+    rules = {slack} if slack else {SLACKS[clock_of(r)] for r in records}
+    print("rule: withheld when " + " or ".join(f"the median gap exceeds {r.median[0]:.0%} of the median time + "
+                                               f"{r.median[1]} ms, or the mean gap {r.mean[0]:.0%} of the mean "
+                                               f"time + {r.mean[1]} ms" for r in rules)
           + ("" if slack else f" (by clock: {', '.join(sorted({clock_of(r) for r in records}))})"))
+    print(f"a kernel fakes {args.share:.0%} of its calls; the fake is what its runtime (the mean) lost")
     print("median time      n   fake caught in every record   in 95 % of them")
     for low, high in BUCKETS_MS:
         inside = [r for r in records if r not in withheld and
                   low <= (r.get("runtime_stats") or r["metadata"]["untrusted_runtime_stats"])["median"] < high]
         if inside:
-            fakes = [smallest_fake(r, slack) for r in inside]
+            fakes = [smallest_fake(r, slack, args.share) for r in inside]
             print(f"{low:>5g}-{high:<6g} ms {len(inside):4d}   {max(fakes):>10.0%}   {quantile(fakes, 0.95):>22.0%}")
     print_split(records)
 

@@ -90,14 +90,31 @@ def test_timing_cross_check_rules():
     assert timing_flags(stats, [5.0] * 100, [5.1] * 100, null, slack=SLACKS["host"]) == []
     # An honest tiny kernel whose calls took 0.18 ms more than the calibration's (seen on the H200) keeps its time.
     assert timing_flags(stats, [0.08] * 100, [0.36] * 100, null, slack=SLACKS["host"]) == []
-    # The GPU's clock (timeline.py), 2 % + 0.1 ms beyond the calibration's 0.1 ms: 20 % faked on a 1 ms
-    # kernel is caught, an honest 0.5 ms kernel whose calls waited 0.083 ms more than the calibration's
-    # (the widest honest gap seen on the H200) is not.
+    # The GPU's clock (timeline.py), 2 % + 0.05 ms beyond the calibration's 0.1 ms for the median call:
+    # 10 % faked on a 1 ms kernel is caught; honest kernels whose calls waited more than the calibration's,
+    # by the widest gaps seen on the H200 (+0.032 ms at 0.036 ms a call, +0.083 ms at 7.2 ms), are not.
     gpu = SLACKS["gpu_timeline"]
-    assert timing_flags(stats, [0.8] * 100, [1.1] * 100, null, gpu)[0].startswith("timing_below_judge_clock")
-    assert timing_flags(stats, [0.5] * 100, [0.683] * 100, null, gpu) == []
+    assert timing_flags(stats, [0.9] * 100, [1.1] * 100, null, gpu)[0].startswith("timing_below_judge_clock")
+    assert timing_flags(stats, [0.036] * 100, [0.168] * 100, null, gpu) == []
+    assert timing_flags(stats, [7.2] * 100, [7.383] * 100, null, gpu) == []
     refused = dict(stats, persisting_l2_resets=99)  # the driver refused one reset
     assert timing_flags(refused, times, [10.2] * 100, null, SLACKS["host"]) == ["persisting_l2_not_reset: 99 of 100 trials"]
+
+
+def test_a_fake_of_fewer_than_half_the_calls_moves_the_mean_and_is_caught():
+    # The runtime is the mean of the calls. 49 of 100 calls of a 2 ms kernel reported at 0.6 of their time
+    # leave the median call honest, but the mean 20 % low: the mean gap exceeds 2 % + 0.1 ms.
+    stats, null, gpu = {"num_trials": 100}, [0.1] * 30, SLACKS["gpu_timeline"]
+    waited = [2.1] * 100
+    partial = [1.2 if i % 2 and i < 98 else 2.0 for i in range(100)]
+    assert sum(t < 2.0 for t in partial) == 49
+    flags = timing_flags(stats, partial, waited, null, gpu)
+    assert [f.split(":")[0] for f in flags] == ["timing_mean_below_judge_clock"]
+    # The judge's own hiccups (2 % of the calls it waited 20 ms longer for) are left out of the mean check.
+    hiccups = [2.1] * 98 + [22.1] * 2
+    assert timing_flags(stats, [2.0] * 100, hiccups, null, gpu) == []
+    # ...so a kernel that reports exactly those calls as free gains at most that share of the mean.
+    assert timing_flags(stats, [2.0] * 98 + [0.0] * 2, hiccups, null, gpu) == []
 
 
 def test_coarse_clock_check_holds_on_a_busy_host():

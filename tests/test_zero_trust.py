@@ -93,9 +93,11 @@ OUTCOMES = {
     "zt_forge_timing_half.py": Withheld(JUDGE_CLOCK),
     # Extra: about 0.6 ms a call reported at 0.9 of real, the smallest fake the judge's clock must catch.
     "zt_forge_timing_tenth.py": Withheld(("timing_below_judge_clock",)),
-    # Extra: 20 % at 0.6 ms and 5 % at 2 ms (0.1 ms a call, beyond the GPU clock's 0.058 ms slack there).
+    # Extra: 20 % at 0.6 ms and 5 % at 2 ms (0.1 ms a call, beyond the GPU clock's 0.09 ms slack there).
     "zt_forge_timing_fifth.py": Withheld(("timing_below_judge_clock",)),
     "zt_forge_timing_twentieth.py": Withheld(("timing_below_judge_clock",)),
+    # Extra: 2 of every 5 calls of about 2 ms reported at 0.6: the median call is honest, the mean is not.
+    "zt_forge_timing_partial.py": Withheld(("timing_mean_below_judge_clock",)),
     # Extra: 16 of 20 timed calls marked done before they run (CUDA) or replayed (CPU): the judge's copies
     # of them hold the previous call's outputs, and 8 audits of 20 calls find one.
     "zt_early_done.py": Fails(("incorrect",), failed_case="timed_call_"),
@@ -115,14 +117,14 @@ OUTCOMES = {
 CPU_ONLY_CHECK = ("on the CPU only the coarse wall-clock check applies (the judge waited more than twice the "
                   "reported time plus the reference trials' overhead); the calibrated check that catches this "
                   "runs on CUDA only (KBV_ZERO_TRUST_DEVICE=cuda runs this file there)")
-GPU_CLOCK_SPREAD = ("the GPU clock's honest gap spreads up to 0.1 ms per sample on the H200 (sessions 17-18), "
-                    "so its slack is 2 % + 0.1 ms: a 10 % fake is caught from about 2 ms per call, a 20 % "
-                    "fake of 0.6 ms only at the margin, a 5 % fake of 2 ms not at all")
+GPU_CLOCK_SPREAD = ("the GPU clock's honest median gap reaches 2 % of the time + 0.032 ms per sample on the H200 "
+                    "(416 records, sessions 17-19), so its slack is 2 % + 0.05 ms: a 10 % fake of 0.6 ms and a 5 % "
+                    "fake of 2 ms lie at the margin (caught in every honest record: 12 % at 0.5-1 ms, 7 % at 2-5 ms)")
 KNOWN_GAPS = ({name: CPU_ONLY_CHECK for name in ("zt_forge_timing_half.py", "zt_forge_timing_tenth.py",
-                                                  "zt_forge_timing_fifth.py", "zt_forge_timing_twentieth.py")}
+                                                  "zt_forge_timing_fifth.py", "zt_forge_timing_twentieth.py",
+                                                  "zt_forge_timing_partial.py")}
               if DEVICE == "cpu" else
-              {name: GPU_CLOCK_SPREAD for name in ("zt_forge_timing_tenth.py", "zt_forge_timing_fifth.py",
-                                                   "zt_forge_timing_twentieth.py")})
+              {name: GPU_CLOCK_SPREAD for name in ("zt_forge_timing_tenth.py", "zt_forge_timing_twentieth.py")})
 ATTACKS = sorted(OUTCOMES)
 NUM_SAMPLES = len(ATTACKS) + 1  # the honest kernel is the last sample
 HONEST_SID = len(ATTACKS)

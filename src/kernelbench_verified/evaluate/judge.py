@@ -12,6 +12,7 @@ process reaches the reference, the comparison or the record.
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import secrets
@@ -58,13 +59,30 @@ AUDIT_BUDGET_BYTES, MIN_KEPT, NUM_AUDITS = 4 << 30, 3, 8
 # (warm-ups, fewest, most) by device: the CUDA check compares medians, so a short kernel's calibration
 # takes as many calls as its timed phase; the CPU's coarse check needs only a rough overhead.
 CALIBRATION_TRIALS, CALIBRATION_SECONDS = {"cuda": (3, 5, 100), "cpu": (1, 5, 20)}, 1.0
-# (fraction of the median reported time, ms) by clock. "host": the setting above. "gpu_timeline"
-# (timeline.py): on 298 honest H200 records (sessions 17-18: levels 1-4 self-candidates, the exploit
-# suite's clean fixtures) the median gap spread -0.10 to +0.083 ms whatever the call's time, and
-# 2 % + 0.02 ms withheld 1-3 clean fixtures per run; 2 % + 0.1 ms withholds none (0.068 ms to spare)
-# and catches, in every record, 17 % at 0.5-1 ms, 13 % at 1-2, 9 % at 2-5, 5 % at 5-10, 4 % above
-# (benchmarks/clock_sensitivity.py; benchmarks/results/h200_session_18/).
-SLACKS = {"host": (0.02, 0.3), "gpu_timeline": (0.02, 0.1)}
+
+
+@dataclass(frozen=True)
+class ClockSlack:
+    """How far a sample's gap (the judge's clock minus the reported time, less the reference trials'
+    overhead) may go, as (fraction of the reported time, ms): `median` for the median call, `mean` for
+    the mean over the calls (the record's runtime is their mean, so a kernel that fakes fewer than half
+    of its calls moves the mean but not the median)."""
+    median: tuple[float, float]
+    mean: tuple[float, float]
+
+
+# By clock. "host": the setting above, for both. "gpu_timeline" (timeline.py), from 416 honest H200
+# records (sessions 17-19: levels 1-4 as their own candidates, the exploit suite's clean fixtures): the
+# median gap spread -0.108 to +0.083 ms and stays under 2 % of the time + 0.032 ms, so 2 % + 0.05 ms
+# withholds none; the mean gap (MEAN_GAP_LEFT_OUT) stays under 2 % + 0.075 ms, so 2 % + 0.1 ms. What
+# each catches: benchmarks/clock_sensitivity.py; benchmarks/results/h200_session_19/.
+SLACKS = {"host": ClockSlack(median=(0.02, 0.3), mean=(0.02, 0.3)),
+          "gpu_timeline": ClockSlack(median=(0.02, 0.05), mean=(0.02, 0.1))}
+# The mean check leaves out this share of the timed calls, those the judge waited longest for (a host
+# hiccup in its own window, not the kernel's doing), and the same share of the largest calibration
+# overheads. A kernel can make calls slow to be left out, but a left-out call it reports as free moves
+# the mean by at most this share.
+MEAN_GAP_LEFT_OUT = 0.02
 
 
 @dataclass
@@ -531,6 +549,7 @@ class Conversation:
         if overhead:
             self.record["judge_clock_gap_ms"] = (statistics.median(w - t for t, w in zip(times, walls))
                                                  - statistics.median(overhead))
+            self.record["judge_clock_mean_gap_ms"] = mean_gap(times, walls) - _mean_without_largest(overhead)
         slack = SLACKS[self.clock_name] if self.device.type == "cuda" else None
         self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, overhead, slack)
         self.audit(timed.kept)
@@ -760,6 +779,21 @@ def _bounded_json(value, limit: int = 4000):
     return value if len(text) <= limit else None
 
 
+def mean_gap(times: list, walls: list) -> float:
+    """Mean of (judge's clock - reported time) over the timed calls, less the MEAN_GAP_LEFT_OUT share
+    the judge waited longest for."""
+    kept = sorted(zip(walls, times))[:len(walls) - _left_out(len(walls))]
+    return statistics.fmean(w - t for w, t in kept)
+
+
+def _mean_without_largest(values: list) -> float:
+    return statistics.fmean(sorted(values)[:len(values) - _left_out(len(values))])
+
+
+def _left_out(count: int) -> int:
+    return min(count - 1, math.ceil(count * MEAN_GAP_LEFT_OUT))
+
+
 def clock_name(clock: TimelineClock | None) -> str:
     """The SLACKS key of a trial clock: the GPU's, or the host's when there is none."""
     return "host" if clock is None else "gpu_timeline"
@@ -769,13 +803,12 @@ def _rounded(values: list) -> list:
     return [round(v, 3) for v in values]
 
 
-def timing_flags(stats: dict, times: list, walls: list, clock_overhead: list,
-                 slack: tuple[float, float] | None) -> list[str]:
+def timing_flags(stats: dict, times: list, walls: list, clock_overhead: list, slack: ClockSlack | None) -> list[str]:
     """The judge's clock against the reported event times, trial by trial: a call cannot take longer
     than the judge waited for it, and a call much shorter than that is suspicious (beyond what the
-    reference's trials showed the judge's clock adds). `slack` (fraction, ms), on CUDA where the clock is
-    steady enough (SLACKS): the median gap between the judge's clock and the reported time may exceed the
-    reference trials' median gap by at most that fraction of the reported time plus those milliseconds."""
+    reference's trials showed the judge's clock adds). `slack`, on CUDA where the clock is steady enough
+    (SLACKS): the median and the mean gap between the judge's clock and the reported time may exceed the
+    reference trials' by at most that fraction of the reported time plus those milliseconds."""
     flags = []
     resets = stats.get("persisting_l2_resets")
     if resets is not None and resets < stats["num_trials"]:
@@ -791,10 +824,15 @@ def timing_flags(stats: dict, times: list, walls: list, clock_overhead: list,
         flags.append(f"timing_far_below_wall_clock: {reported:.3f} s reported, {waited:.3f} s waited")
     if slack and clock_overhead:
         gap = statistics.median(w - t for t, w in zip(times, walls)) - statistics.median(clock_overhead)
-        allowed = slack[0] * statistics.median(times) + slack[1]
+        allowed = slack.median[0] * statistics.median(times) + slack.median[1]
         if gap > allowed:
             flags.append(f"timing_below_judge_clock: the judge waited {gap:.4f} ms per call more than the reported "
                          f"time explains (allowed {allowed:.4f} ms)")
+        gap = mean_gap(times, walls) - _mean_without_largest(clock_overhead)
+        allowed = slack.mean[0] * statistics.fmean(times) + slack.mean[1]
+        if gap > allowed:
+            flags.append(f"timing_mean_below_judge_clock: the judge waited {gap:.4f} ms more than the reported time "
+                         f"explains, on average over the calls (allowed {allowed:.4f} ms)")
     return flags
 
 
