@@ -26,7 +26,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--use_hidden_eval", action="store_true",
                         help="a sample is correct only if its hidden evaluation (eval_results_hidden.json) is")
     parser.add_argument("--fp32_tolerance", type=float, default=None,
-                        help="also require max |out - ref| <= this on every recorded case of fp32 runs")
+                        help="re-judge fp32 runs at atol = rtol = this, stricter or looser, from their recorded cases")
     parser.add_argument("--bf16_tolerance", type=float, default=None, help="the same for bf16 runs")
     parser.add_argument("--runs_dir", default="runs", help="folder holding the run folders (default runs)")
     parser.add_argument("--runs", nargs="+", default=None, metavar="RUN",

@@ -103,6 +103,40 @@ def test_tolerance_rejudges_from_recorded_differences():
     assert section["tolerance"]["without_data"] >= 1 and section["tolerance"]["evaluation_atols"] == [1e-3]
 
 
+def test_a_case_is_rejudged_at_the_tolerance_it_needs_relative_part_included():
+    from kernelbench_verified.leaderboard.scoring import Setting, ToleranceReport, _verdict
+
+    # |out - ref| = 1.5e-3 where |ref| = 1 passes at atol = rtol = 1e-3 (1e-3 + 1e-3 * 1), as the
+    # evaluation would have judged it; only records without tolerance_needed fall back to the absolute figure.
+    case = {"case": "trial_0", "passed": True, "max_abs_diff": 1.5e-3, "tolerance_needed": 7.5e-4, "mismatches": 0}
+    record = {"eval_status": "correct", "correctness": True, "compiled": True, "runtime": 1.0,
+              "metadata": {"cases": [case]}}
+    assert _verdict(None, record, Setting(True, 1e-3), ToleranceReport(1e-3)).correct
+    stricter = _verdict(None, record, Setting(True, 5e-4), ToleranceReport(5e-4))
+    assert not stricter.correct and "needs tolerance 0.00075 > 0.0005" in stricter.status
+    older = dict(record, metadata={"cases": [{k: v for k, v in case.items() if k != "tolerance_needed"}]})
+    assert not _verdict(None, older, Setting(True, 1e-3), ToleranceReport(1e-3)).correct
+
+
+def test_the_page_shows_problems_solved_against_tolerance(tmp_path):
+    runs = tmp_path / "runs"
+    shutil.copytree(FIXTURES / "runs", runs)
+    hidden = runs / "alpha_level1_test" / "eval_results_hidden.json"
+    records = json.loads(hidden.read_text())
+    for case in records["1_0"]["metadata"]["cases"]:  # p1's one correct sample needs 3e-5 in one case
+        case["tolerance_needed"] = 3e-5 if case["case"] == "D2" else 1e-6
+    hidden.write_text(json.dumps(records))
+    data, _, _ = report(runs_dir=str(runs), use_hidden_eval=True)
+    curve = data["sections"][0]["tolerance_curve"]
+    assert curve["tolerances"] == [1e-2, 1e-3, 1e-4, 1e-5]
+    alpha = next(r for r in curve["rows"] if r["model"] == "alpha" and r["level"] == 1)
+    evaluated = row(data, "fp32", "alpha", "1")["metrics"]
+    assert alpha["solved"][:3] == [evaluated["correct"]] * 3
+    assert alpha["solved"][3] == pytest.approx(evaluated["correct"] - 1 / evaluated["num_problems"])
+    for line in curve["rows"]:
+        assert line["solved"] == sorted(line["solved"], reverse=True)  # never more solved at a tighter one
+
+
 def test_bf16_runs_use_their_own_baseline():
     data, _, _ = report()
     bf16 = next(s for s in data["sections"] if s["precision"] == "bf16")

@@ -66,6 +66,30 @@ def test_comparison_rules():
     assert not compare_outputs([torch.tensor([3, 1])], [torch.tensor([3, 2])], 0, 0)["passed"]
 
 
+def test_comparison_figures_rejudge_any_tolerance_and_do_not_depend_on_chunking(monkeypatch):
+    import kernelbench_verified.measure.correctness as correctness
+
+    ref = torch.tensor([0.0, 1.0, -2.0, 4.0])
+    out = ref + torch.tensor([1e-4, -3e-3, 0.0, 2e-3])
+    figures = compare_outputs([ref], [out], 1e-3, 1e-3)
+    assert not figures["passed"] and figures["mismatches"] == 1  # 3e-3 > 1e-3 + 1e-3 * 1
+    close = lambda value: pytest.approx(value, rel=1e-4)
+    assert figures["max_abs_diff"] == close(3e-3) and figures["mean_abs_diff"] == close(5.1e-3 / 4)
+    assert figures["max_rel_diff"] == close(3e-3) and figures["mean_rel_diff"] == close(3.5e-3 / 3)
+    # The smallest atol = rtol that passes every element: 3e-3 / (1 + 1).
+    needed = figures["tolerance_needed"]
+    assert needed == close(1.5e-3)
+    assert compare_outputs([ref], [out], needed * 1.001, needed * 1.001)["passed"]
+    assert not compare_outputs([ref], [out], needed * 0.999, needed * 0.999)["passed"]
+    monkeypatch.setattr(correctness, "CHUNK_ELEMENTS", 3)  # the same figures over two chunks
+    chunked = compare_outputs([ref], [out], 1e-3, 1e-3)
+    assert {k: chunked[k] for k in figures if k != "reason"} == {k: close(v) for k, v in figures.items() if k != "reason"}
+    nan = compare_outputs([ref], [torch.tensor([0.0, 1.0, math.nan, 4.0])], 1e-3, 1e-3)
+    assert nan["tolerance_needed"] == math.inf and nan["nonfinite"] == 1
+    # Over several outputs the case needs the largest tolerance any of them needs.
+    assert compare_outputs([ref, ref], [ref, out], 1e-2, 1e-2)["tolerance_needed"] == close(needed)
+
+
 def test_problem_listing_errors(tmp_path):
     with pytest.raises(UserError, match="unknown level"):
         list_problems(9)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from tqdm import tqdm
 
 from ..errors import UserError
@@ -22,6 +22,8 @@ from .scoring import ScoredRun, Setting, score_run, turn_summaries
 # The two baselines of the deflation view: what published numbers used, and what practitioners deploy.
 DEFLATION_BASELINES = (("fp32", "baseline_time_torch"), ("TF32", "baseline_time_torch_tf32"))
 CORRECTNESS_MODES = (("standard", False), ("hidden", True))
+# The tolerances (atol = rtol) of the page's solved-against-tolerance table.
+TOLERANCE_CURVE = (1e-2, 1e-3, 1e-4, 1e-5)
 
 
 @dataclass
@@ -136,6 +138,7 @@ def _section(precision: str, baseline: Baseline, setting: Setting, scored: list[
         "baseline": _baseline_info(baseline),
         "correctness": "hidden" if setting.use_hidden else "standard",
         "tolerance": _tolerance_info(setting, scored),
+        "tolerance_curve": _tolerance_curve(scored, baseline, degenerate),
         "levels": sorted({s.results.run.level for s in scored}),
         "rows": rows,
         "heatmaps": _heatmaps(precision, scored, sources),
@@ -168,6 +171,21 @@ def _tolerance_info(setting: Setting, scored: list[ScoredRun]) -> dict:
             "without_data": sum(s.tolerance.without_data for s in scored),
             "loosened": sum(s.tolerance.loosened for s in scored),
             "evaluation_atols": atols}
+
+
+def _tolerance_curve(scored: list[ScoredRun], baseline: Baseline, degenerate: dict) -> dict:
+    """Per run, the share of its problems solved (any sample correct) re-judged at each of
+    TOLERANCE_CURVE, stricter or looser than the evaluation's own (scoring.Setting.tolerance)."""
+    rows = []
+    for item in sorted(scored, key=lambda s: (s.results.run.model, s.results.run.level)):
+        run = item.results.run
+        shares = []
+        for tolerance in TOLERANCE_CURVE:
+            setting = replace(item.setting, tolerance=tolerance)
+            table = score_run(item.results, baseline, set(degenerate.get(run.level, {})), setting, []).table
+            shares.append(summarize(table)["correct"])
+        rows.append({"model": run.model, "level": run.level, "solved": shares})
+    return {"tolerances": list(TOLERANCE_CURVE), "rows": rows}
 
 
 def _heatmaps(precision: str, scored: list[ScoredRun], sources: dict) -> list[dict]:

@@ -1,8 +1,9 @@
 """Judging each sample of a run under one setting, into a metrics.SampleTable.
 
 A setting says which evaluation decides correctness (standard eval_results.json, or the hidden
-eval_results_hidden.json) and, optionally, a stricter absolute tolerance re-applied to the per-case
-max_abs_diff the records hold. Speed and memory come from the same record as the verdict: a sample's
+eval_results_hidden.json) and, optionally, a tolerance (atol = rtol) re-applied, stricter or looser, to
+the per-case figures the records hold (tolerance_needed; max_abs_diff in older records). Speed and
+memory come from the same record as the verdict: a sample's
 time is never paired with a correctness judged in another evaluation (a kernel could behave differently
 in the two).
 """
@@ -174,10 +175,13 @@ def _review_notes(record: dict) -> str:
     return "".join(f" · {note}" for note in notes)
 
 
-def _case_difference(case: dict) -> float | None:
-    """A case's max |out - ref|; exact outputs (integer tensors, 0 mismatches) count as 0; None if unknown."""
-    if isinstance(case.get("max_abs_diff"), (int, float)):
-        return float(case["max_abs_diff"])
+def _case_tolerance(case: dict) -> float | None:
+    """The smallest tolerance t at which a case passes with atol = rtol = t: its recorded
+    tolerance_needed, or (records before it) its max |out - ref|, which passes at any t at least that
+    large; exact outputs (integer tensors, 0 mismatches) need 0; None if unknown."""
+    for key in ("tolerance_needed", "max_abs_diff"):
+        if isinstance(case.get(key), (int, float)) and not isinstance(case.get(key), bool):
+            return float(case[key])
     if case.get("passed") and case.get("mismatches") == 0:
         return 0.0
     return None
@@ -186,34 +190,34 @@ def _case_difference(case: dict) -> float | None:
 def _passes_when_loosened(record: dict, tolerance: float) -> bool:
     """An incorrect record that passes at `tolerance`: every case was compared and recorded, it failed on
     a difference only (no policy such as input_mutated, no timed-call audit, no crash, no shape or integer
-    mismatch), and every case's max_abs_diff is within `tolerance`."""
+    mismatch), and every case passes at atol = rtol = `tolerance` (_case_tolerance)."""
     metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
     failed_case = str(metadata.get("failed_case") or "")
     if (record.get("eval_status") != "incorrect" or metadata.get("all_cases_recorded") is not True
             or failed_case.startswith(("timed_call_", "input_mutated", "output_aliases_input"))):
         return False
     cases = [c for c in metadata.get("cases") or [] if isinstance(c, dict)]
-    differences = [c.get("max_abs_diff") for c in cases]
-    return bool(cases) and all(isinstance(d, (int, float)) and d <= tolerance for d in differences)
+    needed = [_case_tolerance(c) for c in cases]
+    return bool(cases) and all(t is not None and t <= tolerance for t in needed)
 
 
 def _rejudge(record: dict, tolerance: float, report: ToleranceReport) -> tuple[bool, str]:
-    """A correct record passes only if every case's max_abs_diff <= tolerance; without the data it keeps
-    its evaluation verdict (counted, and stated on the page)."""
+    """A correct record passes only if every case passes at atol = rtol = tolerance (_case_tolerance);
+    without the data it keeps its evaluation verdict (counted, and stated on the page)."""
     metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
     if isinstance(metadata.get("atol"), (int, float)):
         report.evaluation_atols.add(float(metadata["atol"]))
     cases = [c for c in metadata.get("cases") or [] if isinstance(c, dict)]
-    differences = [_case_difference(c) for c in cases]
-    if not cases or any(d is None for d in differences):
+    needed = [_case_tolerance(c) for c in cases]
+    if not cases or any(t is None for t in needed):
         report.without_data += 1
         return True, "correct"
     report.checked += 1
-    worst = max(range(len(cases)), key=lambda i: differences[i])
-    if differences[worst] <= tolerance:
+    worst = max(range(len(cases)), key=lambda i: needed[i])
+    if needed[worst] <= tolerance:
         return True, "correct"
     report.rejected += 1
-    return False, f"max_abs_diff {differences[worst]:.3g} > tolerance {tolerance:g} on {cases[worst].get('case')}"
+    return False, f"needs tolerance {needed[worst]:.3g} > {tolerance:g} on {cases[worst].get('case')}"
 
 
 def _table(verdicts: list[list[Verdict]], entries: list, noise_bounds: list) -> SampleTable:
