@@ -49,15 +49,9 @@ REPORTABLE_FAILURES = ("compile_error", "load_error", "runtime_error", "cuda_err
 # one of them but with probability 0.5 ** 8 = 0.4 %, 3 audits with 12.5 %.
 AUDIT_BUDGET_BYTES, MIN_KEPT, NUM_AUDITS = 4 << 30, 3, 8
 # Reference trials that calibrate the judge's clock (at least the fewest, at most the most, within a
-# time budget), and how far beyond their overhead a sample's median gap between the judge's
-# clock and the reported time may go before its time is withheld.
-# The slack is set by honest records. With session 10's window (run_trials) the median gap does not grow
-# with the call's time: 233 honest H200 records (sessions 10-11, 0.02-20 ms per call) reach +0.262 ms at
-# 1.33 ms (L2/74) and +0.259 ms at 20 ms, and the former 4 % + 0.2 ms withheld L2/74. 2 % + 0.3 ms
-# withholds none (0.065 ms to spare) and catches a fake of 35 % at 1-2 ms, 20 % at 2-5 ms and 7 % above
-# 10 ms (benchmarks/clock_sensitivity.py; benchmarks/results/h200_session_11/).
-# (warm-ups, fewest, most) by device: the CUDA check compares medians, so a short kernel's calibration
-# takes as many calls as its timed phase; the CPU's coarse check needs only a rough overhead.
+# time budget): (warm-ups, fewest, most) by device. The CUDA check compares medians and means, so a
+# short kernel's calibration takes as many calls as its timed phase; the CPU's coarse check needs only
+# a rough overhead.
 CALIBRATION_TRIALS, CALIBRATION_SECONDS = {"cuda": (3, 5, 100), "cpu": (1, 5, 20)}, 1.0
 
 
@@ -71,11 +65,15 @@ class ClockSlack:
     mean: tuple[float, float]
 
 
-# By clock. "host": the setting above, for both. "gpu_timeline" (timeline.py), from 416 honest H200
-# records (sessions 17-19: levels 1-4 as their own candidates, the exploit suite's clean fixtures): the
-# median gap spread -0.108 to +0.083 ms and stays under 2 % of the time + 0.032 ms, so 2 % + 0.05 ms
-# withholds none; the mean gap (MEAN_GAP_LEFT_OUT) stays under 2 % + 0.075 ms, so 2 % + 0.1 ms. What
-# each catches: benchmarks/clock_sensitivity.py; benchmarks/results/h200_session_19/.
+# By clock, set by honest records. "host" (host_trial): with session 10's window the median gap does not
+# grow with the call's time: 233 honest H200 records (sessions 10-11, 0.02-20 ms per call) reach +0.262
+# ms at 1.33 ms (L2/74) and +0.259 ms at 20 ms; 2 % + 0.3 ms withholds none (benchmarks/results/
+# h200_session_11/), and the mean gap of 382 records (sessions 10-15) stays under 2 % + 0.215 ms.
+# "gpu_timeline" (timeline.py): on 416 honest H200 records (sessions 17-19: levels 1-4 as their own
+# candidates, the exploit suite's clean fixtures) the median gap spreads -0.108 to +0.083 ms and stays
+# under 2 % of the time + 0.032 ms, so 2 % + 0.05 ms withholds none; the mean gap (MEAN_GAP_LEFT_OUT)
+# stays under 2 % + 0.075 ms, so 2 % + 0.1 ms. What each catches: benchmarks/clock_sensitivity.py,
+# benchmarks/results/h200_session_19/.
 SLACKS = {"host": ClockSlack(median=(0.02, 0.3), mean=(0.02, 0.3)),
           "gpu_timeline": ClockSlack(median=(0.02, 0.05), mean=(0.02, 0.1))}
 # The mean check leaves out this share of the timed calls, those the judge waited longest for (a host
