@@ -51,8 +51,8 @@ def compare_tensor(ref: torch.Tensor, out: torch.Tensor, atol: float, rtol: floa
     return result
 
 
-# Elements compared at once: the temporaries stay near 1 GiB however large the output (up to 8.6 GB on
-# level 1), beside memory the judge needs for the reference's own outputs.
+# Elements compared at once: the temporaries (a few float32 copies of a chunk) stay under 2 GiB however
+# large the output (up to 8.6 GB on level 1), beside the memory the judge needs for the reference's outputs.
 CHUNK_ELEMENTS = 1 << 26
 
 
