@@ -127,6 +127,22 @@ def test_coarse_clock_check_holds_on_a_busy_host():
     assert forged and forged[0].startswith("timing_far_below_wall_clock")
 
 
+def test_timed_calls_cover_every_scale_of_the_run_from_a_secret_start():
+    from types import SimpleNamespace
+    from kernelbench_verified.evaluate.judge import Conversation
+
+    cases = [{"scale": 1.0}, {"scale": 1.0}, {"scale": 3.0}, {"scale": 0.01}, {"scale": -1.0},
+             {"scale": 5.0, "hidden_index": 0}]  # an upstream-format hidden case has no scale of its own
+    starts = set()
+    for salt in ("a", "b", "c", "d", "e", "f"):
+        view = SimpleNamespace(job={"cases": cases, "input_salt": salt})
+        timed = [Conversation.timing_case(view, trial) for trial in range(20)]
+        assert {c.scale for c in timed[:4]} == {-1.0, 0.01, 1.0, 3.0}  # any 4 consecutive calls cover all
+        assert len({c.seed for c in timed}) == 20
+        starts.add(timed[0].scale)
+    assert len(starts) > 1  # which call gets which scale depends on the salt
+
+
 def test_honest_timed_calls_pass_their_audits(results):
     checks = results["1_0"]["metadata"]["timed_checks"]
     assert len(checks) == NUM_AUDITS and all(c["passed"] for c in checks)

@@ -106,9 +106,9 @@ OUTCOMES = {
                               else "a trial time of 'None'"),
     # Extra: exits inside its 10th timed call; the honest kernel after it must still be judged.
     "zt_exit_in_trial.py": Fails(("crashed",)),
-    # Extra: ReLU in every correctness case, the identity once the "timing" request has arrived. Each timed
-    # call's inputs are scaled like one of the run's cases chosen at random, so some audited calls see the
-    # negative distribution, where the identity is not ReLU.
+    # Extra: ReLU in every correctness case, the identity once the "timing" request has arrived. The timed
+    # calls' inputs are scaled like the run's cases in turn, so some audited calls see the negative
+    # distribution, where the identity is not ReLU.
     "zt_timed_phase_shortcut.py": Fails(("incorrect",), failed_case="timed_call_"),
 }
 # Found to get through (see each reason): the expectation above is the property the harness should
