@@ -118,7 +118,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("results", type=Path, nargs="+")
     parser.add_argument("--clock", choices=sorted(SLACKS), help="only the records this clock timed")
-    parser.add_argument("--slack", type=float, nargs=4, metavar=("MEDIAN_FRACTION", "MEDIAN_MS", "MEAN_FRACTION", "MEAN_MS"),
+    parser.add_argument("--slack", type=float, nargs=4,
+                        metavar=("MEDIAN_FRACTION", "MEDIAN_MS", "MEAN_FRACTION", "MEAN_MS"),
                         help="check with this slack instead of each record's clock's")
     parser.add_argument("--share", type=float, default=1.0, help="the share of the calls a kernel fakes")
     args = parser.parse_args()

@@ -3,9 +3,9 @@
     python benchmarks/gpu_clock.py [--mode queued|synced] [--call matmul|launches] [--runs 6] [--lead-us 400]
 
 The prototype of the judge's GPU clock (evaluate/timeline.py), kept to compare its modes; the judge's
-clock before it (host_trial) ran from its "trial" message to its copy of the outputs, so two messages, two wake-ups, the outputs' export and their mapping sit in the window, and
-their drift between the calibration and the timed calls (35-58 us sd per sample on the H200) is what the
-slack must cover. Here the window is two events of the judge's own stream, T0 and T1, and the judge
+clock before it (host_trial) ran from its "trial" message to its copy of the outputs, so two messages,
+two wake-ups, the outputs' export and their mapping sit in the window, and their drift between the
+calibration and the timed calls (35-58 us sd per sample on the H200) is what the slack must cover. Here the window is two events of the judge's own stream, T0 and T1, and the judge
 queues its whole part before it tells the kernel's process to go:
 
     judge  stream: sleep(lead) | T0 | write inputs | record J | wait for the flag | copy outputs | T1

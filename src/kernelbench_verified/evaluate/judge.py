@@ -547,9 +547,8 @@ class Conversation:
                                           "calibration_reported": _rounded(self.calibration.reported),
                                           "calibration_replied": _rounded(self.calibration.replied)}
         if overhead:
-            self.record["judge_clock_gap_ms"] = (statistics.median(w - t for t, w in zip(times, walls))
-                                                 - statistics.median(overhead))
-            self.record["judge_clock_mean_gap_ms"] = mean_gap(times, walls) - _mean_without_largest(overhead)
+            median_gap, mean_gap = clock_gaps(times, walls, overhead)
+            self.record.update(judge_clock_gap_ms=median_gap, judge_clock_mean_gap_ms=mean_gap)
         slack = SLACKS[self.clock_name] if self.device.type == "cuda" else None
         self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, overhead, slack)
         self.audit(timed.kept)
@@ -566,11 +565,9 @@ class Conversation:
         if specs is None:
             return buffers, None
         slots, words = self.receive_outputs(ready, "slots"), self.receive_outputs(ready, "words")
-        if len(slots) != len(specs) or any(not isinstance(s, torch.Tensor) or [list(s.shape), str(s.dtype)]
-                                           != [spec["shape"], f"torch.{spec['dtype']}"] for s, spec in zip(slots, specs)):
+        if len(slots) != len(specs) or not all(map(_matches, slots, specs)):
             raise ProtocolViolation("output slots unlike the reference's outputs")
-        if len(words) != 1 or not isinstance(words[0], torch.Tensor) or words[0].dtype != torch.int32 \
-                or list(words[0].shape) != [2]:
+        if len(words) != 1 or not _matches(words[0], {"shape": [2], "dtype": "int32"}):
             raise ProtocolViolation("the timing words are not two int32")
         return buffers, TimelineClock(self.device, slots, words[0])
 
@@ -584,8 +581,9 @@ class Conversation:
         (host_trial: from the "trial" message until the judge's copy is done); either way nothing of the
         call can fall outside its window: work before the inputs exist is not work on them, and outputs
         not yet written when the judge copies them fail the audit of any call it picks afterwards. What
-        the window holds beyond the call, the reference's calibration trials measure the same way. Keeps the copies of the calls in `keep`.
-        `stop_after` (count, seconds): stop once that many calls took that long."""
+        the window holds beyond the call, the reference's calibration trials measure the same way. Keeps
+        the copies of the calls in `keep`. `stop_after` (count, seconds): stop once that many calls took
+        that long."""
         refs = self.judge.references
         seen = Trials()
         expected = refs.get(like)
@@ -779,15 +777,20 @@ def _bounded_json(value, limit: int = 4000):
     return value if len(text) <= limit else None
 
 
-def mean_gap(times: list, walls: list) -> float:
-    """Mean of (judge's clock - reported time) over the timed calls, less the MEAN_GAP_LEFT_OUT share
-    the judge waited longest for."""
+def _matches(value, spec: dict) -> bool:
+    """Whether `value` is a tensor of the spec's shape and dtype (timeline.output_specs)."""
+    return (isinstance(value, torch.Tensor) and list(value.shape) == spec["shape"]
+            and str(value.dtype) == f"torch.{spec['dtype']}")
+
+
+def clock_gaps(times: list, walls: list, clock_overhead: list) -> tuple[float, float]:
+    """(median, mean) of the judge's clock minus the reported time over the timed calls, less the same
+    of the reference trials' overhead. The mean leaves out the MEAN_GAP_LEFT_OUT share of the calls the
+    judge waited longest for, and of the largest overheads."""
+    median = statistics.median(w - t for t, w in zip(times, walls)) - statistics.median(clock_overhead)
     kept = sorted(zip(walls, times))[:len(walls) - _left_out(len(walls))]
-    return statistics.fmean(w - t for w, t in kept)
-
-
-def _mean_without_largest(values: list) -> float:
-    return statistics.fmean(sorted(values)[:len(values) - _left_out(len(values))])
+    overhead = sorted(clock_overhead)[:len(clock_overhead) - _left_out(len(clock_overhead))]
+    return median, statistics.fmean(w - t for w, t in kept) - statistics.fmean(overhead)
 
 
 def _left_out(count: int) -> int:
@@ -823,16 +826,15 @@ def timing_flags(stats: dict, times: list, walls: list, clock_overhead: list, sl
     if waited > 2 * (reported + overhead) + 0.1:
         flags.append(f"timing_far_below_wall_clock: {reported:.3f} s reported, {waited:.3f} s waited")
     if slack and clock_overhead:
-        gap = statistics.median(w - t for t, w in zip(times, walls)) - statistics.median(clock_overhead)
+        median_gap, mean_gap = clock_gaps(times, walls, clock_overhead)
         allowed = slack.median[0] * statistics.median(times) + slack.median[1]
-        if gap > allowed:
-            flags.append(f"timing_below_judge_clock: the judge waited {gap:.4f} ms per call more than the reported "
-                         f"time explains (allowed {allowed:.4f} ms)")
-        gap = mean_gap(times, walls) - _mean_without_largest(clock_overhead)
+        if median_gap > allowed:
+            flags.append(f"timing_below_judge_clock: the judge waited {median_gap:.4f} ms per call more than the "
+                         f"reported time explains (allowed {allowed:.4f} ms)")
         allowed = slack.mean[0] * statistics.fmean(times) + slack.mean[1]
-        if gap > allowed:
-            flags.append(f"timing_mean_below_judge_clock: the judge waited {gap:.4f} ms more than the reported time "
-                         f"explains, on average over the calls (allowed {allowed:.4f} ms)")
+        if mean_gap > allowed:
+            flags.append(f"timing_mean_below_judge_clock: the judge waited {mean_gap:.4f} ms more than the reported "
+                         f"time explains, on average over the calls (allowed {allowed:.4f} ms)")
     return flags
 
 

@@ -3,9 +3,8 @@
 A setting says which evaluation decides correctness (standard eval_results.json, or the hidden
 eval_results_hidden.json) and, optionally, a tolerance (atol = rtol) re-applied, stricter or looser, to
 the per-case figures the records hold (tolerance_needed; max_abs_diff in older records). Speed and
-memory come from the same record as the verdict: a sample's
-time is never paired with a correctness judged in another evaluation (a kernel could behave differently
-in the two).
+memory come from the same record as the verdict: a sample's time is never paired with a correctness
+judged in another evaluation (a kernel could behave differently in the two).
 """
 
 from __future__ import annotations

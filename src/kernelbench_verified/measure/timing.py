@@ -135,8 +135,9 @@ class TrialTools:
         self.flush = l2_flusher(device) if flush_l2 else (lambda: None)
         self.flush_l2 = bool(flush_l2 and self.cuda)
         self.last_reset = False
-        # Made once: a new pair per call costs the host ~20 us between the judge's `go` and the call's
-        # start event, in the judge's window but not in the call's time (benchmarks/host_words_clock.py).
+        # Made once: making a pair per call was part of the 19-30 us of host work between the judge's `go`
+        # and the call's start event, in the judge's window but not in the call's time
+        # (benchmarks/host_words_clock.py); reusing them did not narrow the clock's spread measurably.
         self.events = tuple(torch.cuda.Event(enable_timing=True) for _ in range(2)) if self.cuda else ()
 
     def sync(self) -> None:
