@@ -17,6 +17,10 @@
 # gpu_tests    tests/test_gpu.py's GPU-marked tests
 # exploit      benchmarks/exploit_suite.py on CUDA, its table and every record it wrote
 # seed:L:FILE... a baseline file of level L merged from the committed ones named (self:...:/tmp/seed_L.json)
+# bench        benchmarks/eval_benchmark.py, one cold pass: the benchmark kernels' verdicts and records
+# repeat:L:P:N problem P of level L as its own candidate, N samples one after another (each in a fresh
+#              sandbox with its own calibration): whether one sample's calibration tracks the drift of
+#              the one before it (benchmarks/clock_drift.py)
 out=${1:?out}
 shift
 mkdir -p "$out"
@@ -84,6 +88,29 @@ for i, source in enumerate(cold_builds.kernel_sources($level)): open(f'/tmp/kbv_
         timeout 420 python3 benchmarks/exploit_suite.py --device cuda --cpu-workers 16 --out "$out/exploit_suite.json" \
             --records-out "$out/exploit_records.json" > "$out/exploit_suite.log" 2>&1
         rc=$?
+        ;;
+    bench)
+        timeout 480 python3 benchmarks/eval_benchmark.py --passes cold:1 --timeout 30 --cpu-workers 16 \
+            --out "$out/eval_benchmark.json" > "$out/eval_benchmark.log" 2>&1
+        rc=$?
+        for level in 1 2; do cp /tmp/kbv_bench_runs/bench_level$level/eval_results_hidden.json "$out/bench_L${level}_eval_results_hidden.json"; done
+        ;;
+    repeat)
+        run=repeat_L${level}_p$first
+        rm -rf "/tmp/kbv_repeat/$run" && mkdir -p "/tmp/kbv_repeat/$run"
+        python3 - "$level" "$first" "$last" "/tmp/kbv_repeat/$run" <<'PY'
+import sys
+sys.path.insert(0, "src")
+from kernelbench_verified.problems.load import get_problem, self_candidate
+level, pid, copies, run = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+source = self_candidate(get_problem(level, pid).path.read_text())
+for sample in range(copies):
+    open(f"{run}/level_{level}_problem_{pid}_sample_{sample}_kernel.py", "w").write(source)
+PY
+        python3 scripts/eval_from_generations.py run_name=$run runs_dir=/tmp/kbv_repeat "level=$level" \
+            "num_samples=$last" use_hidden_tests=True "subset=[$first,$first]" > "$out/$run.log" 2>&1
+        rc=$?
+        cp "/tmp/kbv_repeat/$run/eval_results_hidden.json" "$out/${run}_eval_results_hidden.json"
         ;;
     seed)
         python3 - "$level" ${spec#seed:*:} > "/tmp/seed_$level.json" <<'PY'
