@@ -1,7 +1,7 @@
 """How small a timing fake the judge's clock catches, measured on honest records.
 
     python benchmarks/clock_sensitivity.py RESULTS.json [RESULTS.json ...] [--clock gpu_timeline]
-        [--slack 0.02 0.05 0.02 0.1] [--share 0.49]
+        [--slack 0.02 0.07 0.02 0.1] [--share 0.49] [--each]
 
 A kernel that fakes its time by a fraction f, by any in-process means, lowers the reported milliseconds
 of its timed calls by f while the judge's own clock (the waited milliseconds) stays as it was. So the
@@ -18,9 +18,12 @@ withheld (f = 0), the honest gap's quantiles, per duration bucket the fake caugh
 in 95 % of them, and, for records that say when each reply arrived, where the gap lies: before the
 reply (the sandbox's side: the call, the messages, its export) or after it (the judge mapping and
 copying the outputs; on the GPU's clock "after" is the judge's wait for the GPU's T1, mostly negative).
+`--each` also lists every record: its median time, median and mean gap, and the flags the rule raises
+on it as it stands (to replay an exploit-suite run's records at another slack).
 """
 
 import argparse
+import gzip
 import json
 import math
 import statistics
@@ -122,9 +125,9 @@ def main() -> None:
                         metavar=("MEDIAN_FRACTION", "MEDIAN_MS", "MEAN_FRACTION", "MEAN_MS"),
                         help="check with this slack instead of each record's clock's")
     parser.add_argument("--share", type=float, default=1.0, help="the share of the calls a kernel fakes")
+    parser.add_argument("--each", action="store_true", help="list every record's gaps and flags under the rule")
     args = parser.parse_args()
-    records = [r for path in args.results for r in honest_timed(json.loads(path.read_text()))
-               if args.clock in (None, clock_of(r))]
+    records = [r for path in args.results for r in honest_timed(load(path)) if args.clock in (None, clock_of(r))]
     if not records:
         sys.exit("no correct CUDA-timed records with the judge's clock figures in these files")
     slack = ClockSlack(tuple(args.slack[:2]), tuple(args.slack[2:])) if args.slack else None
@@ -148,6 +151,26 @@ def main() -> None:
             fakes = [smallest_fake(r, slack, args.share) for r in inside]
             print(f"{low:>5g}-{high:<6g} ms {len(inside):4d}   {max(fakes):>10.0%}   {quantile(fakes, 0.95):>22.0%}")
     print_split(records)
+    if args.each:
+        for record in records:
+            print(each(record, slack))
+
+
+def load(path: Path) -> dict:
+    """A results file, gzipped (the exploit suite's committed records) or not."""
+    return json.loads(gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_text())
+
+
+def each(record: dict, slack: ClockSlack | None) -> str:
+    """One record's line for --each: its median time, gaps, and the flags of the clock's check."""
+    metadata = record["metadata"]
+    raw = metadata["judge_trials_ms"]
+    stats = dict(record.get("runtime_stats") or metadata["untrusted_runtime_stats"], num_trials=len(raw["reported"]))
+    flags = timing_flags(stats, raw["reported"], raw["waited"], raw["calibration_overhead"],
+                         slack or SLACKS[clock_of(record)])
+    return (f"{name(record):8s} {record['sample_id']:3d}  median {stats['median']:8.4f} ms  "
+            f"gap {metadata['judge_clock_gap_ms']:+.4f}  mean gap {metadata.get('judge_clock_mean_gap_ms', math.nan):+.4f}  "
+            f"flags: {[f.split(':')[0] for f in flags] or '-'}")
 
 
 if __name__ == "__main__":

@@ -69,13 +69,15 @@ class ClockSlack:
 # grow with the call's time: 233 honest H200 records (sessions 10-11, 0.02-20 ms per call) reach +0.262
 # ms at 1.33 ms (L2/74) and +0.259 ms at 20 ms; 2 % + 0.3 ms withholds none (benchmarks/results/
 # h200_session_11/), and the mean gap of 382 records (sessions 10-15) stays under 2 % + 0.215 ms.
-# "gpu_timeline" (timeline.py): on 416 honest H200 records (sessions 17-19: levels 1-4 as their own
-# candidates, the exploit suite's clean fixtures) the median gap spreads -0.108 to +0.083 ms and stays
-# under 2 % of the time + 0.032 ms, so 2 % + 0.05 ms withholds none; the mean gap (MEAN_GAP_LEFT_OUT)
-# stays under 2 % + 0.075 ms, so 2 % + 0.1 ms. What each catches: benchmarks/clock_sensitivity.py,
-# benchmarks/results/h200_session_19/.
+# "gpu_timeline" (timeline.py): on 592 honest H200 records (sessions 17-20: levels 1-4 as their own
+# candidates and as baselines, the benchmark kernels, the exploit suite's clean fixtures) the median gap
+# spreads -0.108 to +0.091 ms and reaches 2 % of the time + 0.048 ms. Its cause: the overhead sits at
+# one of two levels ~0.055 ms apart, for runs of 40-100 calls, so a calibration all at the low level
+# and timed calls all at the high one differ by that much (benchmarks/clock_drift.py); 2 % + 0.07 ms
+# covers it, and withholds none. The mean gap (MEAN_GAP_LEFT_OUT) stays under 2 % + 0.075 ms, so
+# 2 % + 0.1 ms. What each catches: benchmarks/clock_sensitivity.py, benchmarks/results/h200_session_20/.
 SLACKS = {"host": ClockSlack(median=(0.02, 0.3), mean=(0.02, 0.3)),
-          "gpu_timeline": ClockSlack(median=(0.02, 0.05), mean=(0.02, 0.1))}
+          "gpu_timeline": ClockSlack(median=(0.02, 0.07), mean=(0.02, 0.1))}
 # The mean check leaves out this share of the timed calls, those the judge waited longest for (a host
 # hiccup in its own window, not the kernel's doing), and the same share of the largest calibration
 # overheads. A kernel can make calls slow to be left out, but a left-out call it reports as free moves

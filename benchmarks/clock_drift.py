@@ -1,0 +1,70 @@
+"""How the judge's clock overhead moves, from one problem's samples evaluated one after another.
+
+    python benchmarks/clock_drift.py RESULTS.json [RESULTS.json ...]
+
+Each RESULTS.json holds N samples of one problem's self-candidate, judged in a row, each in a fresh
+sandbox with its own calibration (benchmarks/results/session12_call.sh `repeat:L:P:N`). The overhead of
+a call is the judge's window minus the reported time; the judge checks the gap between the timed
+calls' median overhead (T) and its own calibration's (C). Prints per file:
+
+- the gap T - C as the judge takes it, and what it would be against the next sample's calibration
+  (another process, seconds later) or against the mean of both: whether a calibration taken elsewhere
+  would track the drift;
+- how far apart the phase medians lie (5th to 95th percentile over both phases of every sample), and
+  per sample the share of each phase's calls above the middle of that range: the overhead sits at a
+  low or a high level for runs of many calls, so a calibration all low and timed calls all high is
+  the honest gap's worst case, about that far apart.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+
+def phases(records: dict) -> list[tuple[list, list]]:
+    """(calibration overheads, timed overheads) of each correct sample, in sample order."""
+    found = []
+    for record in sorted(records.values(), key=lambda r: r["sample_id"]):
+        raw = record.get("metadata", {}).get("judge_trials_ms")
+        if record.get("eval_status") == "correct" and raw:
+            timed = [w - t for t, w in zip(raw["reported"], raw["waited"])]
+            found.append((raw["calibration_overhead"], timed))
+    return found
+
+
+def spread(name: str, gaps: list) -> str:
+    return f"{name:32s} mean {statistics.fmean(gaps):+.4f}  sd {statistics.pstdev(gaps):.4f}  " \
+           f"max {max(gaps):+.4f}  min {min(gaps):+.4f} ms"
+
+
+def report(path: Path) -> None:
+    samples = phases(json.loads(path.read_text()))
+    if len(samples) < 3:
+        sys.exit(f"{path}: {len(samples)} correct samples with the judge's raw figures; need 3 or more")
+    median = statistics.median
+    cal, timed = [median(c) for c, _ in samples], [median(t) for _, t in samples]
+    print(f"{path.name}: {len(samples)} samples")
+    print("  " + spread("gap against its own calibration", [t - c for t, c in zip(timed, cal)]))
+    print("  " + spread("against the next sample's", [t - c for t, c in zip(timed, cal[1:])]))
+    print("  " + spread("against the mean of both", [t - (a + b) / 2 for t, a, b in zip(timed, cal, cal[1:])]))
+    cuts = statistics.quantiles(cal + timed, n=20, method="inclusive")
+    low, high = cuts[0], cuts[-1]
+    middle = (low + high) / 2
+    print(f"  phase medians from {low:.3f} to {high:.3f} ms (5-95 %), {high - low:.3f} ms apart; "
+          "per sample, the share of calls above the middle, calibration / timed:")
+    shares = [f"{sum(v > middle for v in c) / len(c):.0%}/{sum(v > middle for v in t) / len(t):.0%}"
+              for c, t in samples]
+    print("  " + " ".join(shares))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", type=Path, nargs="+")
+    for path in parser.parse_args().results:
+        report(path)
+
+
+if __name__ == "__main__":
+    main()
