@@ -34,22 +34,26 @@ def phases(records: dict) -> list[tuple[list, list]]:
     return found
 
 
-def spread(name: str, gaps: list) -> str:
-    return f"{name:32s} mean {statistics.fmean(gaps):+.4f}  sd {statistics.pstdev(gaps):.4f}  " \
-           f"max {max(gaps):+.4f}  min {min(gaps):+.4f} ms"
+def gaps(samples: list[tuple[list, list]]) -> dict[str, list]:
+    """The timed phase's median overhead less a calibration's, per sample: its own, the next
+    sample's, and the mean of both (the last sample has no next)."""
+    median = statistics.median
+    cal, timed = [median(c) for c, _ in samples], [median(t) for _, t in samples]
+    return {"gap against its own calibration": [t - c for t, c in zip(timed, cal)],
+            "against the next sample's": [t - c for t, c in zip(timed, cal[1:])],
+            "against the mean of both": [t - (a + b) / 2 for t, a, b in zip(timed, cal, cal[1:])]}
 
 
 def report(path: Path) -> None:
     samples = phases(json.loads(path.read_text()))
     if len(samples) < 3:
         sys.exit(f"{path}: {len(samples)} correct samples with the judge's raw figures; need 3 or more")
-    median = statistics.median
-    cal, timed = [median(c) for c, _ in samples], [median(t) for _, t in samples]
     print(f"{path.name}: {len(samples)} samples")
-    print("  " + spread("gap against its own calibration", [t - c for t, c in zip(timed, cal)]))
-    print("  " + spread("against the next sample's", [t - c for t, c in zip(timed, cal[1:])]))
-    print("  " + spread("against the mean of both", [t - (a + b) / 2 for t, a, b in zip(timed, cal, cal[1:])]))
-    cuts = statistics.quantiles(cal + timed, n=20, method="inclusive")
+    for name, values in gaps(samples).items():
+        print(f"  {name:32s} mean {statistics.fmean(values):+.4f}  sd {statistics.pstdev(values):.4f}  "
+              f"max {max(values):+.4f}  min {min(values):+.4f} ms")
+    medians = [statistics.median(phase) for sample in samples for phase in sample]
+    cuts = statistics.quantiles(medians, n=20, method="inclusive")
     low, high = cuts[0], cuts[-1]
     middle = (low + high) / 2
     print(f"  phase medians from {low:.3f} to {high:.3f} ms (5-95 %), {high - low:.3f} ms apart; "

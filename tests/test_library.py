@@ -261,3 +261,28 @@ def test_self_speedup_splits_each_speedup_at_the_reference_timed_in_the_sandbox(
     steady = bench.figures(1, {"1_0": dict(record(1, "correct", 2.0, 1.6), runtime_stats={"median": 2.0, "mean": 2.0, "std": 0.02})},
                            {names[0]: {"mean": 1.0, "median": 1.2, "std": 0.01}}, list_problems(1, TINY / "KernelBench")[:1])
     assert steady["steady"] == {"L1/1": 0.5}
+
+
+def test_clock_drift_compares_each_timed_phase_with_its_own_and_the_next_calibration(tmp_path, capsys):
+    """benchmarks/clock_drift.py: per sample, the timed calls' median overhead (window minus reported)
+    less its own calibration's and the next sample's; only correct samples with raw figures count."""
+    from conftest import load_benchmark
+
+    drift = load_benchmark("clock_drift")
+
+    def record(sid, calibration, timed, status="correct"):
+        raw = {"calibration_overhead": [calibration] * 5, "reported": [1.0] * 5, "waited": [1.0 + timed] * 5}
+        return {"sample_id": sid, "eval_status": status, "metadata": {"judge_trials_ms": raw}}
+
+    records = {"1_2": record(2, 0.35, 0.35), "1_0": record(0, 0.35, 0.41), "1_1": record(1, 0.41, 0.41),
+               "1_3": record(3, 0.2, 0.9, status="incorrect")}
+    samples = drift.phases(records)
+    assert len(samples) == 3  # in sample order, the incorrect one left out
+    gaps = drift.gaps(samples)
+    assert gaps["gap against its own calibration"] == pytest.approx([0.06, 0.0, 0.0])
+    assert gaps["against the next sample's"] == pytest.approx([0.0, 0.06])
+    path = tmp_path / "repeat.json"
+    path.write_text(json.dumps(records))
+    drift.report(path)
+    out = capsys.readouterr().out
+    assert "3 samples" in out and "max +0.0600" in out and "100%/100%" in out
