@@ -13,7 +13,9 @@ calls' median overhead (T) and its own calibration's (C). Prints per file:
 - how far apart the phase medians lie (5th to 95th percentile over both phases of every sample), and
   per sample the share of each phase's calls above the middle of that range: the overhead sits at a
   low or a high level for runs of many calls, so a calibration all low and timed calls all high is
-  the honest gap's worst case, about that far apart.
+  the honest gap's worst case, about that far apart;
+- how closely the calls' own reported time follows that level (the same code in every phase, so a
+  level that moves it too is a state of the whole timed path, not of the judge's window alone).
 """
 
 import argparse
@@ -23,14 +25,17 @@ import sys
 from pathlib import Path
 
 
-def phases(records: dict) -> list[tuple[list, list]]:
-    """(calibration overheads, timed overheads) of each correct sample, in sample order."""
+def phases(records: dict, what: str = "overhead") -> list[tuple[list, list]]:
+    """(calibration, timed calls) of each correct sample, in sample order: each call's overhead, or
+    (`what="reported"`) its reported milliseconds."""
     found = []
     for record in sorted(records.values(), key=lambda r: r["sample_id"]):
         raw = record.get("metadata", {}).get("judge_trials_ms")
         if record.get("eval_status") == "correct" and raw:
-            timed = [w - t for t, w in zip(raw["reported"], raw["waited"])]
-            found.append((raw["calibration_overhead"], timed))
+            if what == "reported":
+                found.append((raw["calibration_reported"], raw["reported"]))
+            else:
+                found.append((raw["calibration_overhead"], [w - t for t, w in zip(raw["reported"], raw["waited"])]))
     return found
 
 
@@ -45,7 +50,8 @@ def gaps(samples: list[tuple[list, list]]) -> dict[str, list]:
 
 
 def report(path: Path) -> None:
-    samples = phases(json.loads(path.read_text()))
+    records = json.loads(path.read_text())
+    samples = phases(records)
     if len(samples) < 3:
         sys.exit(f"{path}: {len(samples)} correct samples with the judge's raw figures; need 3 or more")
     print(f"{path.name}: {len(samples)} samples")
@@ -61,6 +67,12 @@ def report(path: Path) -> None:
     shares = [f"{sum(v > middle for v in c) / len(c):.0%}/{sum(v > middle for v in t) / len(t):.0%}"
               for c, t in samples]
     print("  " + " ".join(shares))
+    reported = [statistics.median(phase) for sample in phases(records, "reported") for phase in sample]
+    above = [r for r, m in zip(reported, medians) if m > middle]
+    below = [r for r, m in zip(reported, medians) if m <= middle]
+    print(f"  the calls' own reported time follows the level: correlation {statistics.correlation(medians, reported):.2f}"
+          f" over the phases; median {statistics.median(below):.4f} ms in phases below the middle, "
+          f"{statistics.median(above):.4f} above")
 
 
 def main() -> None:

@@ -271,7 +271,10 @@ def test_clock_drift_compares_each_timed_phase_with_its_own_and_the_next_calibra
     drift = load_benchmark("clock_drift")
 
     def record(sid, calibration, timed, status="correct"):
-        raw = {"calibration_overhead": [calibration] * 5, "reported": [1.0] * 5, "waited": [1.0 + timed] * 5}
+        # The call's own time moves with the overhead's level, as on the H200.
+        called, timed_call = 1.0 + (calibration - 0.35) / 3, 1.0 + (timed - 0.35) / 3
+        raw = {"calibration_overhead": [calibration] * 5, "calibration_reported": [called] * 5,
+               "reported": [timed_call] * 5, "waited": [timed_call + timed] * 5}
         return {"sample_id": sid, "eval_status": status, "metadata": {"judge_trials_ms": raw}}
 
     records = {"1_2": record(2, 0.35, 0.35), "1_0": record(0, 0.35, 0.41), "1_1": record(1, 0.41, 0.41),
@@ -286,3 +289,4 @@ def test_clock_drift_compares_each_timed_phase_with_its_own_and_the_next_calibra
     drift.report(path)
     out = capsys.readouterr().out
     assert "3 samples" in out and "max +0.0600" in out and "100%/100%" in out
+    assert "correlation 1.00" in out and "median 1.0000 ms in phases below the middle, 1.0200 above" in out
