@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # H200 session 12: one device call's steps, each writing flat into $1, with the GPU's clocks,
-# temperature and power logged every 200 ms beside them (`smi.csv`). The device tool returns at most
+# temperature and power logged every 200 ms beside them (`smi.csv`), every CPU's clock every 50 ms
+# (`cpu_mhz.log`). The device tool returns at most
 # 8 files from $OUT, so give a folder under /tmp and tar it into $OUT afterwards.
 #
 #     bash benchmarks/results/session12_call.sh OUT self:2:1:50 rerun:2:1:50 self:3:1:50 ...
@@ -29,7 +30,12 @@ fields=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw,clocks_event_re
 nvidia-smi --query-gpu=$fields --format=csv,noheader > /dev/null 2>&1 || fields=${fields%,*}  # older drivers
 nvidia-smi --query-gpu=$fields --format=csv -lms 200 > "$out/smi.csv" 2>&1 &
 smi=$!
-trap 'kill $smi 2> /dev/null' EXIT  # also when an outer `timeout` ends this script
+# Every CPU's clock every 50 ms, Unix time first: records say when each phase of trials began
+# (metadata.phase_started_at), so the judge's overhead levels can be lined up with the timed CPU's clock.
+while sleep 0.05; do echo "$(date +%s.%N | cut -c1-14) $(awk '/^cpu MHz/ {printf "%d ", $4}' /proc/cpuinfo)"; done \
+    > "$out/cpu_mhz.log" 2>&1 &
+cpus=$!
+trap 'kill $smi $cpus 2> /dev/null' EXIT  # also when an outer `timeout` ends this script
 step() { echo "$(date +%T.%N | cut -c1-12) $*" >> "$out/steps.log"; }
 for spec in "$@"; do
     IFS=: read -r what level first last seed <<< "$spec"

@@ -422,6 +422,7 @@ class Conversation:
         try:
             buffers, clock = self.start_timing(like)
             warmup, fewest, most = CALIBRATION_TRIALS["cuda" if self.device.type == "cuda" else "cpu"]
+            self.mark_start("calibration")
             trials = self.run_trials(buffers, clock, like, "calibration", warmup, most, set(),
                                      stop_after=(fewest, CALIBRATION_SECONDS))
         except SampleFailed as failed:  # no kernel code has run yet: the harness failed, not the kernel
@@ -430,6 +431,11 @@ class Conversation:
         self.post({"op": "load"})
         self.record["reference_ms"] = statistics.median(trials.reported)  # the reference's own time here (refinement feedback)
         self.calibration, self.clock_name = trials, clock_name(clock)
+
+    def mark_start(self, phase: str) -> None:
+        """When a phase of trials began (Unix seconds), to line the clock's figures up with logs of the
+        host taken beside the run (the CPUs' frequencies, the GPU's clocks)."""
+        self.record.setdefault("phase_started_at", {})[phase] = round(time.time(), 3)
 
     def request(self, op: str, values: list, **fields) -> list:
         """Send request `op` with `values` as its inputs; returns what the judge can read back of those
@@ -528,6 +534,7 @@ class Conversation:
             raise SampleFailed("harness_error", error="the timed calls and the calibration got different clocks")
         trials, warmup = job["num_perf_trials"], job["num_warmup"]
         keep = self.trials_to_keep(refs.get(like), trials)
+        self.mark_start("timed")
         timed = self.run_trials(buffers, clock, like, "timed", warmup, trials, keep)
         times, walls = timed.reported, timed.waited
         self.lap("timing")
