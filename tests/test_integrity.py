@@ -8,7 +8,7 @@ import pytest
 
 from conftest import load_config, make_run, tiny_overrides
 from kernelbench_verified.evaluate.run import evaluate_run
-from kernelbench_verified.evaluate.judge import NUM_AUDITS, SLACKS, timing_flags
+from kernelbench_verified.evaluate.judge import NUM_AUDITS, SLACKS, catches_from, timing_flags
 
 BATCH = {(1, 0): "relu_correct", (1, 1): "relu_patches_timer", (1, 2): "relu_in_place",
          (1, 3): "relu_background_thread", (1, 4): "relu_tensor_subclass", (1, 5): "relu_zeroes_input",
@@ -122,6 +122,14 @@ def test_a_fake_of_fewer_than_half_the_calls_moves_the_mean_and_is_caught():
     assert timing_flags(stats, [2.0] * 100, hiccups, null, gpu) == []
     # ...so a kernel that reports exactly those calls as free gains at most that share of the mean.
     assert timing_flags(stats, [2.0] * 98 + [0.0] * 2, hiccups, null, gpu) == []
+
+
+def test_each_sample_records_how_large_a_fake_its_clock_would_catch():
+    # Whatever calls a kernel fakes, the mean check bounds it: 2 % + 0.1 ms of the mean time on the GPU's
+    # clock, so 7 % of a 2 ms call, 22 % of a 0.5 ms one, and more than the whole of a 0.03 ms one.
+    gpu = SLACKS["gpu_timeline"]
+    assert catches_from(gpu, [2.0] * 10) == 0.07 and catches_from(gpu, [0.4, 0.6]) == 0.22
+    assert catches_from(gpu, [0.03] * 10) > 1 and catches_from(gpu, [0.0] * 10) > 1
 
 
 def test_coarse_clock_check_holds_on_a_busy_host():

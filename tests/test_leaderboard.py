@@ -292,6 +292,13 @@ def test_static_findings_and_integrity_flags_reach_the_verdict_text():
     withheld = {"metadata": {"integrity": ["harness_patched: time.perf_counter"],
                              "runtime_withheld": "integrity flags: harness_patched"}}
     assert _review_notes(withheld) == " · flags: harness_patched · time withheld, not counted in speedups"
+    # How far the judge's clock vouches for a time (issue 16's bar is a 10 % fake): at 0.5 ms a call it
+    # catches fakes from 22 %, at 0.03 ms none; from 2 ms (7 %) no note.
+    assert _review_notes({"metadata": {"judge_clock_catches_from": 0.22}}) == \
+        " · time checked loosely: the judge's clock catches fakes over 22% of it"
+    assert _review_notes({"metadata": {"judge_clock_catches_from": 3.35}}) == \
+        " · time unchecked: the judge's clock catches no fake at this speed"
+    assert _review_notes({"metadata": {"judge_clock_catches_from": 0.07}}) == ""
 
 
 def test_runs_timed_on_another_gpu_than_the_baseline_are_warned_about(tmp_path):

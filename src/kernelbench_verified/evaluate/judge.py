@@ -559,6 +559,8 @@ class Conversation:
             median_gap, mean_gap = clock_gaps(times, walls, overhead)
             self.record.update(judge_clock_gap_ms=median_gap, judge_clock_mean_gap_ms=mean_gap)
         slack = SLACKS[self.clock_name] if self.device.type == "cuda" else None
+        if slack:
+            self.record["judge_clock_catches_from"] = catches_from(slack, times)
         self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, overhead, slack)
         self.audit(timed.kept)
 
@@ -804,6 +806,13 @@ def clock_gaps(times: list, walls: list, clock_overhead: list) -> tuple[float, f
 
 def _left_out(count: int) -> int:
     return min(count - 1, math.ceil(count * MEAN_GAP_LEFT_OUT))
+
+
+def catches_from(slack: ClockSlack, times: list) -> float:
+    """The share of the runtime a fake must exceed before the clock withholds it, whichever calls it
+    fakes: the mean check's slack at this mean time (a fake of fewer than half the calls leaves the
+    median alone). Over 1: no fake is caught, as under 0.1 ms a call on the GPU's clock."""
+    return round(slack.mean[0] + slack.mean[1] / max(statistics.fmean(times), 1e-6), 4)
 
 
 def clock_name(clock: TimelineClock | None) -> str:

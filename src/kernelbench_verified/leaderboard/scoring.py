@@ -21,6 +21,9 @@ from .discovery import Baseline, Run, RunResults, load_run_results
 from ..errors import UserError
 
 SHOWN_NAMES = 20   # sample keys a warning lists before "and N more"
+# A sample's time is noted as loosely checked when the judge's clock would let a fake of more than this
+# share of it through (metadata.judge_clock_catches_from; issue 16's bar).
+CLOCK_CHECK_BAR = 0.10
 
 
 @dataclass(frozen=True)
@@ -149,7 +152,11 @@ def _verdict(standard: dict | None, judged: dict | None, setting: Setting, repor
 
 
 def _runtime(record: dict | None) -> float:
-    value = record.get("runtime", -1.0) if isinstance(record, dict) else -1.0
+    return _number(record.get("runtime") if isinstance(record, dict) else None)
+
+
+def _number(value) -> float:
+    """A recorded figure as a float, -1 when it is missing or not a number."""
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else -1.0
 
 
@@ -171,6 +178,10 @@ def _review_notes(record: dict) -> str:
     notes = ([f"static: {', '.join(static)}"] if static else []) + ([f"flags: {', '.join(flags)}"] if flags else [])
     if metadata.get("runtime_withheld"):
         notes.append("time withheld, not counted in speedups")
+    elif _number(metadata.get("judge_clock_catches_from")) > CLOCK_CHECK_BAR:
+        share = metadata["judge_clock_catches_from"]
+        notes.append("time unchecked: the judge's clock catches no fake at this speed" if share >= 1 else
+                     f"time checked loosely: the judge's clock catches fakes over {share:.0%} of it")
     return "".join(f" · {note}" for note in notes)
 
 
