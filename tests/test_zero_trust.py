@@ -119,13 +119,15 @@ CPU_ONLY_CHECK = ("on the CPU only the coarse wall-clock check applies (the judg
                   "runs on CUDA only (KBV_ZERO_TRUST_DEVICE=cuda runs this file there)")
 GPU_CLOCK_SPREAD = ("the GPU clock's honest median gap reaches 2 % of the time + 0.048 ms per sample on the H200 "
                     "(592 records, sessions 17-20; its overhead switches between two levels ~0.055 ms apart), so "
-                    "its slack is 2 % + 0.07 ms: a 10 % fake of 0.6 ms and a 5 % fake of 2 ms lie inside it "
-                    "(caught in every honest record: 14 % at 0.5-1 ms, 8 % at 2-5 ms)")
+                    "its slack is 2 % + 0.07 ms: 10 % of 0.6 ms and 5 % of 2 ms lie inside it, and 20 % of 0.6 ms "
+                    "at its edge (all calls faked, caught in every honest record: 26 % at 0.46 ms, 14 % at "
+                    "0.5-1 ms, 8 % at 2-5 ms)")
 KNOWN_GAPS = ({name: CPU_ONLY_CHECK for name in ("zt_forge_timing_half.py", "zt_forge_timing_tenth.py",
                                                   "zt_forge_timing_fifth.py", "zt_forge_timing_twentieth.py",
                                                   "zt_forge_timing_partial.py")}
               if DEVICE == "cpu" else
-              {name: GPU_CLOCK_SPREAD for name in ("zt_forge_timing_tenth.py", "zt_forge_timing_twentieth.py")})
+              {name: GPU_CLOCK_SPREAD for name in ("zt_forge_timing_tenth.py", "zt_forge_timing_fifth.py",
+                                                   "zt_forge_timing_twentieth.py")})
 ATTACKS = sorted(OUTCOMES)
 NUM_SAMPLES = len(ATTACKS) + 1  # the honest kernel is the last sample
 HONEST_SID = len(ATTACKS)
