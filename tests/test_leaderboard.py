@@ -349,6 +349,22 @@ def test_implausible_speedups_are_listed_for_review():
     assert len(warnings) == 1
 
 
+def test_speedups_the_judges_clock_could_not_check_are_listed_for_review():
+    import numpy as np
+
+    from kernelbench_verified.leaderboard.scoring import _warn_unchecked
+
+    def record(share):
+        return {"metadata": {"judge_clock_catches_from": share}}
+
+    records = {(19, 0): record(3.35), (19, 1): record(0.22), (23, 0): record(1.5), (23, 1): {"metadata": {}}}
+    speedup = np.array([[30.0, 2.0], [np.nan, 1.5]])  # 23_0's time was withheld: no speedup to doubt
+    warnings = []
+    _warn_unchecked("m_level1_test", [19, 23], speedup, records, warnings)
+    assert warnings == ["run m_level1_test: 1 correct sample(s) timed too short for the judge's clock to catch any "
+                        "faked time, so their speedups rest on the kernel's own report: 19_0 (30.0x)"]
+
+
 def test_speedups_within_what_identical_code_scored_are_no_speedup(tmp_path):
     """A correct sample's speedup that the reference as its own candidate also reached on that problem
     and hardware is listed as no measured speedup; beyond it, or without a measurement, it is not."""

@@ -96,6 +96,7 @@ def score_run(results: RunResults, baseline: Baseline, excluded: set[int], setti
     floors = [floor_ms(run.level, pid, setting.hardware) if setting.hardware else None for pid in pids]
     _warn_below_floor(run.name, pids, table.speedup, [entries[pid].mean_ms for pid in pids], floors, warnings)
     _warn_within_noise(run.name, pids, table.speedup, bounds, setting.hardware, warnings)
+    _warn_unchecked(run.name, pids, table.speedup, verdict_records, warnings)
     return ScoredRun(results, setting, pids, [entries[pid].problem.removesuffix(".py") for pid in pids],
                      [entries[pid].mean_ms for pid in pids], table, verdicts, report)
 
@@ -268,6 +269,21 @@ def _warn_below_floor(run: str, pids: list, speedup: np.ndarray, baseline_ms: li
     if found:
         warnings.append(f"run {run}: {len(found)} correct sample(s) faster than the memory roofline floor "
                         f"(inputs + outputs at peak bandwidth), review them: {_listed(found)}")
+
+
+def _warn_unchecked(run: str, pids: list, speedup: np.ndarray, records: dict, warnings: list) -> None:
+    """Samples with a speedup whose time the judge's clock could not check at all: a fake of the whole
+    of it would have kept its time (metadata.judge_clock_catches_from of 1 or more, calls under ~0.1 ms on
+    the H200), so the speedup rests on the kernel's own report."""
+    found = []
+    for row, pid in enumerate(pids):
+        for sid, s in enumerate(speedup[row]):
+            metadata = (records.get((pid, sid)) or {}).get("metadata") or {}
+            if np.isfinite(s) and _number(metadata.get("judge_clock_catches_from")) >= 1:
+                found.append(f"{pid}_{sid} ({s:.1f}x)")
+    if found:
+        warnings.append(f"run {run}: {len(found)} correct sample(s) timed too short for the judge's clock to "
+                        f"catch any faked time, so their speedups rest on the kernel's own report: {_listed(found)}")
 
 
 def _warn_within_noise(run: str, pids: list, speedup: np.ndarray, bounds: list, hardware: str | None,
