@@ -1,6 +1,6 @@
 """How the judge's clock overhead moves, from one problem's samples evaluated one after another.
 
-    python benchmarks/clock_drift.py RESULTS.json [RESULTS.json ...]
+    python benchmarks/clock_drift.py RESULTS.json [RESULTS.json ...] [--cpu-log cpu_mhz.log]
 
 Each RESULTS.json holds N samples of one problem's self-candidate, judged in a row, each in a fresh
 sandbox with its own calibration (benchmarks/results/session12_call.sh `repeat:L:P:N`). The overhead of
@@ -15,7 +15,10 @@ calls' median overhead (T) and its own calibration's (C). Prints per file:
   low or a high level for runs of many calls, so a calibration all low and timed calls all high is
   the honest gap's worst case, about that far apart;
 - how closely the calls' own reported time follows that level (the same code in every phase, so a
-  level that moves it too is a state of the whole timed path, not of the judge's window alone).
+  level that moves it too is a state of the whole timed path, not of the judge's window alone);
+- with `--cpu-log` (session12_call.sh's cpu_mhz.log: a Unix time, then every CPU's MHz, per line), the
+  clock of the CPU each sample was timed on (metadata.timed_cpu) during each phase
+  (metadata.trial_phases_at), and how closely the overhead follows it.
 """
 
 import argparse
@@ -29,14 +32,46 @@ def phases(records: dict, what: str = "overhead") -> list[tuple[list, list]]:
     """(calibration, timed calls) of each correct sample, in sample order: each call's overhead, or
     (`what="reported"`) its reported milliseconds."""
     found = []
-    for record in sorted(records.values(), key=lambda r: r["sample_id"]):
-        raw = record.get("metadata", {}).get("judge_trials_ms")
-        if record.get("eval_status") == "correct" and raw:
-            if what == "reported":
-                found.append((raw["calibration_reported"], raw["reported"]))
-            else:
-                found.append((raw["calibration_overhead"], [w - t for t, w in zip(raw["reported"], raw["waited"])]))
+    for record in correct_records(records):
+        raw = record["metadata"]["judge_trials_ms"]
+        if what == "reported":
+            found.append((raw["calibration_reported"], raw["reported"]))
+        else:
+            found.append((raw["calibration_overhead"], [w - t for t, w in zip(raw["reported"], raw["waited"])]))
     return found
+
+
+def correct_records(records: dict) -> list[dict]:
+    """Correct samples with the judge's raw figures, in sample order."""
+    return [r for r in sorted(records.values(), key=lambda r: r["sample_id"])
+            if r.get("eval_status") == "correct" and r.get("metadata", {}).get("judge_trials_ms")]
+
+
+def read_cpu_log(path: Path) -> list[tuple[float, list[int]]]:
+    """(Unix time, each CPU's MHz) per line of a cpu_mhz.log; lines that do not parse are skipped."""
+    rows = []
+    for line in path.read_text().splitlines():
+        try:
+            stamp, *mhz = line.split()
+            rows.append((float(stamp), [int(m) for m in mhz]))
+        except ValueError:
+            continue
+    return rows
+
+
+def phase_clocks(records: list[dict], log: list) -> list[float | None]:
+    """The median MHz of each sample's timed CPU during its calibration, then its timed calls, flattened
+    like the phases; None where the record or the log does not say."""
+    clocks = []
+    for record in records:
+        metadata = record["metadata"]
+        cpu, spans = metadata.get("timed_cpu"), metadata.get("trial_phases_at") or {}
+        for phase in ("calibration", "timed"):
+            start, end = spans.get(phase, (None, None))
+            seen = [mhz[cpu] for t, mhz in log if isinstance(cpu, int) and start is not None and start <= t <= end
+                    and cpu < len(mhz)]
+            clocks.append(statistics.median(seen) if seen else None)
+    return clocks
 
 
 def gaps(samples: list[tuple[list, list]]) -> dict[str, list]:
@@ -49,7 +84,7 @@ def gaps(samples: list[tuple[list, list]]) -> dict[str, list]:
             "against the mean of both": [t - (a + b) / 2 for t, a, b in zip(timed, cal, cal[1:])]}
 
 
-def report(path: Path) -> None:
+def report(path: Path, cpu_log: list | None = None) -> None:
     records = json.loads(path.read_text())
     samples = phases(records)
     if len(samples) < 3:
@@ -73,13 +108,32 @@ def report(path: Path) -> None:
     print(f"  the calls' own reported time follows the level: correlation {statistics.correlation(medians, reported):.2f}"
           f" over the phases; median {statistics.median(below):.4f} ms in phases below the middle, "
           f"{statistics.median(above):.4f} above")
+    if cpu_log is not None:
+        print_cpu_clocks(medians, phase_clocks(correct_records(records), cpu_log))
+
+
+def print_cpu_clocks(medians: list, clocks: list) -> None:
+    """The timed CPU's clock per phase, and how closely the phases' overhead follows it."""
+    pairs = [(m, c) for m, c in zip(medians, clocks) if c is not None]
+    if len(pairs) < 3:
+        print(f"  the timed CPU's clock: known for {len(pairs)} phases (the log or trial_phases_at is missing)")
+        return
+    seen = sorted({c for _, c in pairs})
+    if len(seen) == 1:
+        print(f"  the timed CPU's clock: {seen[0]:g} MHz in every phase, so it does not set the level")
+        return
+    print(f"  the timed CPU's clock: {seen[0]:g}-{seen[-1]:g} MHz over {len(pairs)} phases; the overhead follows it "
+          f"with correlation {statistics.correlation(*zip(*pairs)):+.2f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, nargs="+")
-    for path in parser.parse_args().results:
-        report(path)
+    parser.add_argument("--cpu-log", type=Path, help="session12_call.sh's cpu_mhz.log of the same run")
+    args = parser.parse_args()
+    cpu_log = read_cpu_log(args.cpu_log) if args.cpu_log else None
+    for path in args.results:
+        report(path, cpu_log)
 
 
 if __name__ == "__main__":

@@ -45,8 +45,8 @@ def test_the_clock_check_can_be_rerun_from_the_recorded_raw_figures(results, key
     assert len(raw["calibration_replied"]) == len(raw["calibration_reported"]) == len(raw["calibration_overhead"])
     # The reply arrives inside the window, after the call it reports on.
     assert all(t <= r * 1.01 + 0.05 and r <= w for t, r, w in zip(raw["reported"], raw["replied"], raw["waited"]))
-    started = metadata["phase_started_at"]
-    assert started["calibration"] < started["timed"]  # to line the figures up with the host's logs
+    phases = metadata["trial_phases_at"]  # to line the figures up with logs of the host
+    assert phases["calibration"][0] < phases["calibration"][1] <= phases["timed"][0] < phases["timed"][1]
     stats = results[key]["runtime_stats"] or metadata["untrusted_runtime_stats"]
     flags = timing_flags(stats, raw["reported"], raw["waited"], raw["calibration_overhead"], slack=None)
     assert [f.split(":")[0] for f in flags] == [f.split(":")[0] for f in metadata["integrity"]]

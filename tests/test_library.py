@@ -275,7 +275,9 @@ def test_clock_drift_compares_each_timed_phase_with_its_own_and_the_next_calibra
         called, timed_call = 1.0 + (calibration - 0.35) / 3, 1.0 + (timed - 0.35) / 3
         raw = {"calibration_overhead": [calibration] * 5, "calibration_reported": [called] * 5,
                "reported": [timed_call] * 5, "waited": [timed_call + timed] * 5}
-        return {"sample_id": sid, "eval_status": status, "metadata": {"judge_trials_ms": raw}}
+        spans = {"calibration": [10.0 * sid, 10.0 * sid + 1], "timed": [10.0 * sid + 5, 10.0 * sid + 6]}
+        return {"sample_id": sid, "eval_status": status,
+                "metadata": {"judge_trials_ms": raw, "timed_cpu": 1, "trial_phases_at": spans}}
 
     records = {"1_2": record(2, 0.35, 0.35), "1_0": record(0, 0.35, 0.41), "1_1": record(1, 0.41, 0.41),
                "1_3": record(3, 0.2, 0.9, status="incorrect")}
@@ -290,3 +292,11 @@ def test_clock_drift_compares_each_timed_phase_with_its_own_and_the_next_calibra
     out = capsys.readouterr().out
     assert "3 samples" in out and "max +0.0600" in out and "100%/100%" in out
     assert "correlation 1.00" in out and "median 1.0000 ms in phases below the middle, 1.0200 above" in out
+    # The timed CPU (column 1) runs at 3000 MHz when the overhead is low and 2500 when it is high.
+    log = tmp_path / "cpu_mhz.log"
+    log.write_text("".join(f"{t + 0.5} 9 {2500 if (t // 5) in (1, 2, 3) else 3000}\n" for t in range(0, 30, 5))
+                   + "garbled line\n")
+    clocks = drift.phase_clocks(drift.correct_records(records), drift.read_cpu_log(log))
+    assert clocks == [3000, 2500, 2500, 2500, 3000, 3000]
+    drift.report(path, drift.read_cpu_log(log))
+    assert "2500-3000 MHz over 6 phases; the overhead follows it with correlation -1.00" in capsys.readouterr().out

@@ -30,8 +30,9 @@ fields=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw,clocks_event_re
 nvidia-smi --query-gpu=$fields --format=csv,noheader > /dev/null 2>&1 || fields=${fields%,*}  # older drivers
 nvidia-smi --query-gpu=$fields --format=csv -lms 200 > "$out/smi.csv" 2>&1 &
 smi=$!
-# Every CPU's clock every 50 ms, Unix time first: records say when each phase of trials began
-# (metadata.phase_started_at), so the judge's overhead levels can be lined up with the timed CPU's clock.
+# Every CPU's clock every 50 ms, Unix time first: records say when each phase of trials ran
+# (metadata.trial_phases_at), so the overhead's levels can be lined up with the timed CPU's clock
+# (benchmarks/clock_drift.py --cpu-log).
 while sleep 0.05; do echo "$(date +%s.%N | cut -c1-14) $(awk '/^cpu MHz/ {printf "%d ", $4}' /proc/cpuinfo)"; done \
     > "$out/cpu_mhz.log" 2>&1 &
 cpus=$!

@@ -422,7 +422,6 @@ class Conversation:
         try:
             buffers, clock = self.start_timing(like)
             warmup, fewest, most = CALIBRATION_TRIALS["cuda" if self.device.type == "cuda" else "cpu"]
-            self.mark_start("calibration")
             trials = self.run_trials(buffers, clock, like, "calibration", warmup, most, set(),
                                      stop_after=(fewest, CALIBRATION_SECONDS))
         except SampleFailed as failed:  # no kernel code has run yet: the harness failed, not the kernel
@@ -431,11 +430,6 @@ class Conversation:
         self.post({"op": "load"})
         self.record["reference_ms"] = statistics.median(trials.reported)  # the reference's own time here (refinement feedback)
         self.calibration, self.clock_name = trials, clock_name(clock)
-
-    def mark_start(self, phase: str) -> None:
-        """When a phase of trials began (Unix seconds), to line the clock's figures up with logs of the
-        host taken beside the run (the CPUs' frequencies, the GPU's clocks)."""
-        self.record.setdefault("phase_started_at", {})[phase] = round(time.time(), 3)
 
     def request(self, op: str, values: list, **fields) -> list:
         """Send request `op` with `values` as its inputs; returns what the judge can read back of those
@@ -534,7 +528,6 @@ class Conversation:
             raise SampleFailed("harness_error", error="the timed calls and the calibration got different clocks")
         trials, warmup = job["num_perf_trials"], job["num_warmup"]
         keep = self.trials_to_keep(refs.get(like), trials)
-        self.mark_start("timed")
         timed = self.run_trials(buffers, clock, like, "timed", warmup, trials, keep)
         times, walls = timed.reported, timed.waited
         self.lap("timing")
@@ -596,7 +589,7 @@ class Conversation:
         the copies of the calls in `keep`. `stop_after` (count, seconds): stop once that many calls took
         that long."""
         refs = self.judge.references
-        seen = Trials()
+        seen, started = Trials(), time.time()
         expected = refs.get(like)
         # Each call's copy lands in memory allocated now, outside the clock: a kept copy allocated in
         # the window costs a cudaMalloc per call once the cache is used up (+0.2 ms per call for L2/74's
@@ -630,6 +623,9 @@ class Conversation:
             if stop_after and len(seen.reported) >= stop_after[0] and sum(seen.waited) / 1e3 >= stop_after[1]:
                 break
         del self.host_mapped  # before the next request, which lets the sandbox free that memory
+        # When the phase ran (Unix seconds), to line its figures up with logs of the host taken beside the
+        # run: the CPUs' clocks, the GPU's (benchmarks/clock_drift.py --cpu-log).
+        self.record.setdefault("trial_phases_at", {})[phase] = [round(started, 3), round(time.time(), 3)]
         return seen
 
     def timeline_trial(self, clock: TimelineClock, buffers: list, fresh: list, target: list, mark: int) -> tuple:
