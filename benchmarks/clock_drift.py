@@ -120,7 +120,8 @@ def print_cpu_clocks(medians: list, clocks: list) -> None:
         return
     seen = sorted({c for _, c in pairs})
     if len(seen) == 1:
-        print(f"  the timed CPU's clock: {seen[0]:g} MHz in every phase, so it does not set the level")
+        print(f"  the timed CPU's clock: {seen[0]:g} MHz in every phase: it held, or the log cannot see it "
+              "(a virtual machine's /proc/cpuinfo may show a nominal figure)")
         return
     print(f"  the timed CPU's clock: {seen[0]:g}-{seen[-1]:g} MHz over {len(pairs)} phases; the overhead follows it "
           f"with correlation {statistics.correlation(*zip(*pairs)):+.2f}")
