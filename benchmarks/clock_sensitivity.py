@@ -69,15 +69,21 @@ def caught(record: dict, fake: float, slack: ClockSlack | None = None, share: fl
     stats = record.get("runtime_stats") or metadata["untrusted_runtime_stats"]
     raw = metadata.get("judge_trials_ms")
     if raw:
-        reported = faked(raw["reported"], fake, share)
-        flags = timing_flags(dict(stats, num_trials=len(reported)), reported, raw["waited"],
-                             raw["calibration_overhead"], slack)
+        flags = clock_flags(record, faked(raw["reported"], fake, share), slack)
         return any(f.startswith(("timing_below_judge_clock", "timing_mean_below_judge_clock")) for f in flags)
     if share < 1:
         raise ValueError("a partial fake needs the record's raw figures (metadata.judge_trials_ms)")
     median = stats["median"]  # without the raw figures: each call's gap grows by fake x its time
     gap = metadata["judge_clock_gap_ms"] + fake * median
     return gap > slack.median[0] * median * (1 - fake) + slack.median[1]
+
+
+def clock_flags(record: dict, reported: list, slack: ClockSlack) -> list[str]:
+    """judge.timing_flags on the record's raw figures, with these reported times."""
+    metadata = record["metadata"]
+    raw = metadata["judge_trials_ms"]
+    stats = dict(record.get("runtime_stats") or metadata["untrusted_runtime_stats"], num_trials=len(reported))
+    return timing_flags(stats, reported, raw["waited"], raw["calibration_overhead"], slack)
 
 
 def smallest_fake(record: dict, slack: ClockSlack | None, share: float = 1.0) -> float:
@@ -164,11 +170,9 @@ def load(path: Path) -> dict:
 def each(record: dict, slack: ClockSlack | None) -> str:
     """One record's line for --each: its median time, gaps, and the flags of the clock's check."""
     metadata = record["metadata"]
-    raw = metadata["judge_trials_ms"]
-    stats = dict(record.get("runtime_stats") or metadata["untrusted_runtime_stats"], num_trials=len(raw["reported"]))
-    flags = timing_flags(stats, raw["reported"], raw["waited"], raw["calibration_overhead"],
-                         slack or SLACKS[clock_of(record)])
-    return (f"{name(record):8s} {record['sample_id']:3d}  median {stats['median']:8.4f} ms  "
+    flags = clock_flags(record, metadata["judge_trials_ms"]["reported"], slack or SLACKS[clock_of(record)])
+    median = (record.get("runtime_stats") or metadata["untrusted_runtime_stats"])["median"]
+    return (f"{name(record):8s} {record['sample_id']:3d}  median {median:8.4f} ms  "
             f"gap {metadata['judge_clock_gap_ms']:+.4f}  mean gap {metadata.get('judge_clock_mean_gap_ms', math.nan):+.4f}  "
             f"flags: {[f.split(':')[0] for f in flags] or '-'}")
 

@@ -300,3 +300,25 @@ def test_clock_drift_compares_each_timed_phase_with_its_own_and_the_next_calibra
     assert clocks == [3000, 2500, 2500, 2500, 3000, 3000]
     drift.report(path, drift.read_cpu_log(log))
     assert "2500-3000 MHz over 6 phases; the overhead follows it with correlation -1.00" in capsys.readouterr().out
+
+
+def test_clock_sensitivity_finds_the_smallest_fake_the_judges_clock_withholds():
+    """benchmarks/clock_sensitivity.py replays judge.timing_flags on a record's raw figures with its
+    reported times lowered: all calls, or an evenly spread share of them (the mean check's case)."""
+    from conftest import load_benchmark
+
+    from kernelbench_verified.evaluate.judge import ClockSlack
+
+    sensitivity = load_benchmark("clock_sensitivity")
+    assert sensitivity.faked([1.0] * 4, 0.5, 0.5) == [1.0, 0.5, 1.0, 0.5]
+    raw = {"reported": [1.0] * 100, "waited": [1.3] * 100, "calibration_overhead": [0.3] * 100}
+    record = {"level": 1, "problem_id": 1, "sample_id": 0, "eval_status": "correct",
+              "runtime_stats": {"median": 1.0, "mean": 1.0, "device": "cuda:0"},
+              "metadata": {"judge_clock": "gpu_timeline", "judge_clock_gap_ms": 0.0, "judge_trials_ms": raw}}
+    slack = ClockSlack(median=(0.0, 0.104), mean=(0.0, 0.104))
+    # A fake of f lowers each call's report by f ms here; the gap must exceed 0.104 ms.
+    assert sensitivity.smallest_fake(record, slack) == pytest.approx(0.11)
+    # Faking 49 of 100 calls leaves the median call honest: only the mean check sees it, once the mean
+    # over the 98 calls it keeps (the 2 slowest reports left out) moves by f / 2 > 0.104 ms.
+    assert sensitivity.smallest_fake(record, slack, share=0.49) == pytest.approx(0.49 * 0.21)
+    assert "flags: -" in sensitivity.each(record, slack)
