@@ -48,7 +48,9 @@ def test_the_clock_check_can_be_rerun_from_the_recorded_raw_figures(results, key
     phases = metadata["trial_phases_at"]  # to line the figures up with logs of the host
     assert phases["calibration"][0] < phases["calibration"][1] <= phases["timed"][0] < phases["timed"][1]
     stats = results[key]["runtime_stats"] or metadata["untrusted_runtime_stats"]
-    flags = timing_flags(stats, raw["reported"], raw["waited"], raw["calibration_overhead"], slack=None)
+    assert len(raw["empty_calls"]) == 20 and all(t >= 0 for t in raw["empty_calls"])
+    flags = timing_flags(stats, raw["reported"], raw["waited"], raw["calibration_overhead"], slack=None,
+                         empty_calls=raw["empty_calls"])
     assert [f.split(":")[0] for f in flags] == [f.split(":")[0] for f in metadata["integrity"]]
 
 
@@ -122,6 +124,19 @@ def test_a_fake_of_fewer_than_half_the_calls_moves_the_mean_and_is_caught():
     assert timing_flags(stats, [2.0] * 100, hiccups, null, gpu) == []
     # ...so a kernel that reports exactly those calls as free gains at most that share of the mean.
     assert timing_flags(stats, [2.0] * 98 + [0.0] * 2, hiccups, null, gpu) == []
+
+
+def test_a_call_reported_under_half_a_call_of_no_work_is_withheld():
+    # monkey_patch_timer on the H200: a ~0.03 ms ReLU reported at 0.001 ms, inside the clock's slack (its
+    # gap was +0.042 ms), but far under what an empty call through timed_call takes there (a
+    # synchronisation between two events).
+    stats, null, gpu, empty = {"num_trials": 100}, [0.33] * 30, SLACKS["gpu_timeline"], [0.008] * 20
+    flags = timing_flags(stats, [0.001] * 100, [0.001 + 0.33 + 0.042] * 100, null, gpu, empty)
+    assert [f.split(":")[0] for f in flags] == ["timing_below_empty_call"]
+    # An honest call that does nothing at all still takes an empty call's time, give or take its jitter.
+    assert timing_flags(stats, [0.006] * 100, [0.006 + 0.33] * 100, null, gpu, empty) == []
+    # Without empty calls (records from before the floor) nothing changes.
+    assert timing_flags(stats, [0.001] * 100, [0.001 + 0.33] * 100, null, gpu, []) == []
 
 
 def test_each_sample_records_how_large_a_fake_its_clock_would_catch():

@@ -98,6 +98,9 @@ OUTCOMES = {
     "zt_forge_timing_twentieth.py": Withheld(("timing_below_judge_clock",)),
     # Extra: 2 of every 5 calls of about 2 ms reported at 0.6: the median call is honest, the mean is not.
     "zt_forge_timing_partial.py": Withheld(("timing_mean_below_judge_clock",)),
+    # Extra: a fast call reported as taking no time: under half of a call of no work, timed in the same
+    # process before the kernel loaded.
+    "zt_forge_timing_floor.py": Withheld(("timing_below_empty_call",)),
     # Extra: 16 of 20 timed calls marked done before they run (CUDA) or replayed (CPU): the judge's copies
     # of them hold the previous call's outputs, and 8 audits of 20 calls find one.
     "zt_early_done.py": Fails(("incorrect",), failed_case="timed_call_"),

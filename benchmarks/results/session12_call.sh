@@ -19,9 +19,10 @@
 # exploit      benchmarks/exploit_suite.py on CUDA, its table and every record it wrote
 # seed:L:FILE... a baseline file of level L merged from the committed ones named (self:...:/tmp/seed_L.json)
 # bench        benchmarks/eval_benchmark.py, one cold pass: the benchmark kernels' verdicts and records
-# repeat:L:P:N problem P of level L as its own candidate, N samples one after another (each in a fresh
-#              sandbox with its own calibration): whether one sample's calibration tracks the drift of
-#              the one before it (benchmarks/clock_drift.py)
+# repeat:L:P:N[:K=V,...] problem P of level L as its own candidate, N samples one after another (each
+#              in a fresh sandbox with its own calibration): whether one sample's calibration tracks the
+#              drift of the one before it (benchmarks/clock_drift.py); K=V: eval overrides (an A/B of
+#              settings such as pause_spares=false), named in the run's files
 out=${1:?out}
 shift
 mkdir -p "$out"
@@ -103,7 +104,7 @@ for i, source in enumerate(cold_builds.kernel_sources($level)): open(f'/tmp/kbv_
         for level in 1 2; do cp /tmp/kbv_bench_runs/bench_level$level/eval_results_hidden.json "$out/bench_L${level}_eval_results_hidden.json"; done
         ;;
     repeat)
-        run=repeat_L${level}_p$first
+        run=repeat_L${level}_p$first${seed:+_${seed//[=,]/_}}
         rm -rf "/tmp/kbv_repeat/$run" && mkdir -p "/tmp/kbv_repeat/$run"
         python3 - "$level" "$first" "$last" "/tmp/kbv_repeat/$run" <<'PY'
 import sys
@@ -115,7 +116,7 @@ for sample in range(copies):
     open(f"{run}/level_{level}_problem_{pid}_sample_{sample}_kernel.py", "w").write(source)
 PY
         python3 scripts/eval_from_generations.py run_name=$run runs_dir=/tmp/kbv_repeat "level=$level" \
-            "num_samples=$last" use_hidden_tests=True "subset=[$first,$first]" > "$out/$run.log" 2>&1
+            "num_samples=$last" use_hidden_tests=True "subset=[$first,$first]" ${seed//,/ } > "$out/$run.log" 2>&1
         rc=$?
         cp "/tmp/kbv_repeat/$run/eval_results_hidden.json" "$out/${run}_eval_results_hidden.json"
         ;;

@@ -54,7 +54,7 @@ def read_json(path: str | Path, what: str = "JSON file"):
 # its clock, a persisting-L2 carve-out the driver would not reset): the verdict stands, the time is
 # withheld. What the kernel's process reports about itself (sandbox_reports) is never evidence either way.
 UNTRUSTED_TIMING_FLAGS = ("persisting_l2_not_reset", "timing_exceeds_wall_clock", "timing_far_below_wall_clock",
-                          "timing_below_judge_clock", "timing_mean_below_judge_clock")
+                          "timing_below_judge_clock", "timing_mean_below_judge_clock", "timing_below_empty_call")
 
 
 def untrusted_timing(integrity_flags: list) -> list[str]:

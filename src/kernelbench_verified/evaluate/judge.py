@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import time
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,6 +84,10 @@ SLACKS = {"host": ClockSlack(median=(0.02, 0.3), mean=(0.02, 0.3)),
 # overheads. A kernel can make calls slow to be left out, but a left-out call it reports as free moves
 # the mean by at most this share.
 MEAN_GAP_LEFT_OUT = 0.02
+# A median call reported under this share of a call of no work (timed in the same process before the
+# kernel loaded) is impossible: its time is withheld. Under 0.1 ms a call the clock's slack is larger
+# than the call, and this floor is then what catches a timer patched to report almost nothing.
+EMPTY_CALL_FLOOR = 0.5
 
 
 @dataclass
@@ -181,6 +186,7 @@ class Judge:
         self._l2_flusher = None
         self.num_spares = len(spares)
         self._spare: deque[Sandbox] = deque(spares)
+        self.pause_spares = bool(settings.get("pause_spares", True))
 
     def evaluate(self, job: dict) -> dict:
         """Evaluate one kernel; returns the per-sample record (see results.new_record)."""
@@ -240,6 +246,19 @@ class Judge:
         while self._spare:
             self._spare.popleft().discard()
 
+    @contextmanager
+    def spares_paused(self):
+        """While the judge's clock runs (calibration and timed calls): the spare sandboxes, which import
+        torch for seconds beside it, are stopped (settings' pause_spares)."""
+        paused = list(self._spare) if self.pause_spares else []
+        for sandbox in paused:
+            sandbox.pause(True)
+        try:
+            yield
+        finally:
+            for sandbox in paused:
+                sandbox.pause(False)
+
     def _live_spare(self) -> Sandbox | None:
         """The oldest spare still running: one that died waiting (killed for memory, say) must not
         make the next kernel look as if it crashed."""
@@ -297,6 +316,7 @@ class Conversation:
         self.lap = PhaseClock(record.setdefault("phase_seconds", {}))
         self.last_op = None  # the judge's last request: what a reported failure answers
         self.calibration = Trials()  # the reference's calibration trials (calibrate)
+        self.empty_calls: list[float] = []  # calls of no work timed before the kernel loaded (calibrate)
 
     # ------------------------------------------------------------ messages
 
@@ -422,14 +442,25 @@ class Conversation:
         try:
             buffers, clock = self.start_timing(like)
             warmup, fewest, most = CALIBRATION_TRIALS["cuda" if self.device.type == "cuda" else "cpu"]
-            trials = self.run_trials(buffers, clock, like, "calibration", warmup, most, set(),
-                                     stop_after=(fewest, CALIBRATION_SECONDS))
+            with self.judge.spares_paused():
+                trials = self.run_trials(buffers, clock, like, "calibration", warmup, most, set(),
+                                         stop_after=(fewest, CALIBRATION_SECONDS))
         except SampleFailed as failed:  # no kernel code has run yet: the harness failed, not the kernel
             raise SampleFailed("harness_error", error=f"clock calibration on the reference: "
                                                       f"{failed.details.get('error', failed.status)}") from None
         self.post({"op": "load"})
+        self.empty_calls = self.expect_empty_calls()
         self.record["reference_ms"] = statistics.median(trials.reported)  # the reference's own time here (refinement feedback)
         self.calibration, self.clock_name = trials, clock_name(clock)
+
+    def expect_empty_calls(self) -> list[float]:
+        """The times of calls of no work the sandbox took after "load" and before it loads the kernel
+        (sandbox.empty_call_times), so still its own: the floor under any honest call's time."""
+        times = self.expect("empty_calls").get("ms")
+        if (not isinstance(times, list) or not 0 < len(times) <= 100
+                or not all(isinstance(t, (int, float)) and not isinstance(t, bool) and 0 <= t < 1e4 for t in times)):
+            raise SampleFailed("harness_error", error=f"empty calls timed as {str(times)[:80]!r}")
+        return [float(t) for t in times]
 
     def request(self, op: str, values: list, **fields) -> list:
         """Send request `op` with `values` as its inputs; returns what the judge can read back of those
@@ -528,7 +559,8 @@ class Conversation:
             raise SampleFailed("harness_error", error="the timed calls and the calibration got different clocks")
         trials, warmup = job["num_perf_trials"], job["num_warmup"]
         keep = self.trials_to_keep(refs.get(like), trials)
-        timed = self.run_trials(buffers, clock, like, "timed", warmup, trials, keep)
+        with self.judge.spares_paused():
+            timed = self.run_trials(buffers, clock, like, "timed", warmup, trials, keep)
         times, walls = timed.reported, timed.waited
         self.lap("timing")
         self.record["runtime_stats"] = dict(summarize(times), num_warmup=warmup, l2_flush=bool(job["flush_l2"]),
@@ -547,14 +579,16 @@ class Conversation:
                                           "replied": _rounded(timed.replied),
                                           "calibration_overhead": _rounded(overhead),
                                           "calibration_reported": _rounded(self.calibration.reported),
-                                          "calibration_replied": _rounded(self.calibration.replied)}
+                                          "calibration_replied": _rounded(self.calibration.replied),
+                                          "empty_calls": [round(t, 4) for t in self.empty_calls]}
         if overhead:
             median_gap, mean_gap = clock_gaps(times, walls, overhead)
             self.record.update(judge_clock_gap_ms=median_gap, judge_clock_mean_gap_ms=mean_gap)
         slack = SLACKS[self.clock_name] if self.device.type == "cuda" else None
         if slack:
             self.record["judge_clock_catches_from"] = catches_from(slack, times)
-        self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, overhead, slack)
+        self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, overhead, slack,
+                                                self.empty_calls)
         self.audit(timed.kept)
 
     def start_timing(self, like: Case) -> tuple[list, TimelineClock | None]:
@@ -820,13 +854,19 @@ def _rounded(values: list) -> list:
     return [round(v, 3) for v in values]
 
 
-def timing_flags(stats: dict, times: list, walls: list, clock_overhead: list, slack: ClockSlack | None) -> list[str]:
+def timing_flags(stats: dict, times: list, walls: list, clock_overhead: list, slack: ClockSlack | None,
+                 empty_calls: list | None = None) -> list[str]:
     """The judge's clock against the reported event times, trial by trial: a call cannot take longer
     than the judge waited for it, and a call much shorter than that is suspicious (beyond what the
     reference's trials showed the judge's clock adds). `slack`, on CUDA where the clock is steady enough
     (SLACKS): the median and the mean gap between the judge's clock and the reported time may exceed the
-    reference trials' by at most that fraction of the reported time plus those milliseconds."""
+    reference trials' by at most that fraction of the reported time plus those milliseconds.
+    `empty_calls`: times of calls of no work in the same process before the kernel loaded; no honest
+    call reports much less (the floor catches fakes of calls too short for the clock's slack)."""
     flags = []
+    if empty_calls and times and statistics.median(times) < EMPTY_CALL_FLOOR * statistics.median(empty_calls):
+        flags.append(f"timing_below_empty_call: the median call reported {statistics.median(times):.4f} ms, under "
+                     f"{EMPTY_CALL_FLOOR:g} of a call of no work ({statistics.median(empty_calls):.4f} ms)")
     resets = stats.get("persisting_l2_resets")
     if resets is not None and resets < stats["num_trials"]:
         flags.append(f"persisting_l2_not_reset: {resets} of {stats['num_trials']} trials")

@@ -58,7 +58,8 @@ def settings_from_config(cfg: DictConfig) -> dict:
     require_choice(cfg, "device", ("auto", "cuda", "cpu"))
     require_choice(cfg, "tf32_mode", TF32_MODES)
     for key, minimum in (("level", 1), ("num_samples", 1), ("num_gpu_devices", 1), ("num_cpu_workers", 1),
-                         ("num_correct_trials", 1), ("num_perf_trials", 1), ("num_warmup", 0), ("seed", 0)):
+                         ("num_correct_trials", 1), ("num_perf_trials", 1), ("num_warmup", 0), ("seed", 0),
+                         ("spare_sandboxes", 0)):
         require_int(cfg, key, minimum)
     for key in ("timeout", "compile_timeout"):
         if isinstance(cfg[key], bool) or not isinstance(cfg[key], (int, float)) or cfg[key] <= 0:
@@ -78,6 +79,8 @@ def settings_from_config(cfg: DictConfig) -> dict:
         "num_warmup": cfg.num_warmup,
         "measure_performance": bool(cfg.measure_performance),
         "flush_l2": bool(cfg.flush_l2),
+        "spare_sandboxes": cfg.spare_sandboxes,
+        "pause_spares": bool(cfg.pause_spares),
         "reference_cache_gb": float(cfg.reference_cache_gb),
         "arch_list": arch_list(cfg.gpu_arch),
         "static_check": require_policy(cfg.static_check),

@@ -46,6 +46,8 @@ from ..problems.load import load_module
 
 # The largest CPU payload (inputs) the judge may send in one message.
 MAX_INPUT_PAYLOAD = 1 << 36
+# Calls of no work timed before the kernel loads (empty_call_times): the judge's floor for a call's time.
+EMPTY_CALLS = 20
 
 
 class CompileFailure(Exception):
@@ -240,6 +242,16 @@ def calibrate(job: dict, channel: Channel, device: torch.device) -> None:
     if device.type == "cuda":
         release_exports([])
         torch.cuda.empty_cache()
+    channel.send({"event": "empty_calls", "ms": empty_call_times(device)})
+
+
+def empty_call_times(device: torch.device) -> list[float]:
+    """EMPTY_CALLS timed calls of no work, through the kernel's own timed_call, after as many untimed:
+    the least any honest call can report in this process (on CUDA, the synchronisation between the two
+    events). Measured before the kernel loads, so the judge can believe them."""
+    tools = TrialTools(device, flush_l2=False)
+    times = [timed_call(lambda: None, device, tools)[1] for _ in range(2 * EMPTY_CALLS)]
+    return times[EMPTY_CALLS:]
 
 
 def serve(session: "Session", ops: tuple, until: str) -> str | None:

@@ -31,9 +31,10 @@ def judge_worker(worker_id: int, settings: dict, device: str, child_env: dict, j
 
 
 def start_spares(child_env: dict, settings: dict, device: str) -> tuple:
-    """The sandboxes a judge keeps started ahead of its jobs. On the CPU a starting sandbox competes
-    with the kernel being timed for the same cores: one spare."""
-    count = SPARE_SANDBOXES if device.startswith("cuda") else 1
+    """The sandboxes a judge keeps started ahead of its jobs (settings' spare_sandboxes). On the CPU a
+    starting sandbox competes with the kernel being timed for the same cores: one spare at most."""
+    count = settings.get("spare_sandboxes", SPARE_SANDBOXES)
+    count = count if device.startswith("cuda") else min(count, 1)
     return tuple(start_sandbox(child_env, settings.get("jail")) for _ in range(count))
 
 
