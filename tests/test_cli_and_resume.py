@@ -30,6 +30,7 @@ def run_script(*args, timeout=120):
     (["gpu_arch=[Kepler2]"], "unknown gpu_arch 'Kepler2'"),
     (["subset=[1,2,3]"], "subset="),
     (["static_check=strict"], "static_check='strict' is not one of"),
+    (["spare_sandboxes=-1"], "spare_sandboxes=-1 must be an integer >= 0"),
 ])
 def test_bad_config_values_give_one_line_errors(tmp_path, overrides, message):
     make_run(tmp_path, "r", {(1, 0): "relu_correct"})

@@ -234,6 +234,28 @@ def test_a_spare_sandbox_that_died_is_replaced_not_blamed(tmp_path):
     assert record["eval_status"] == "correct", record.get("error")
 
 
+def test_spare_sandboxes_0_starts_none_ahead_and_each_job_starts_its_own(tmp_path):
+    from conftest import KERNELS, tiny_overrides
+    from kernelbench_verified.evaluate.launch import child_environment
+    from kernelbench_verified.evaluate.run import _job, case_list, settings_from_config
+    from kernelbench_verified.evaluate.judge import Judge
+    from kernelbench_verified.evaluate.worker import start_spares
+
+    cfg = load_config("eval", tiny_overrides(tmp_path, "nospare", spare_sandboxes=0))
+    settings = settings_from_config(cfg)
+    env = child_environment(settings, tmp_path / "builds", "")
+    assert settings["spare_sandboxes"] == 0 and start_spares(env, settings, "cuda:0") == ()
+    (relu,) = list_problems(1, cfg.problems_dir, (1, 1))
+    job = _job(relu, 0, (KERNELS / "relu_correct.py").read_text(), settings, None, case_list(settings, None),
+               tmp_path / "builds", "cpu", "eval")
+    judge = Judge(settings, "cpu", env, spares=())
+    try:
+        assert judge.evaluate(job)["eval_status"] == "correct"
+        assert not judge._spare  # none was started ahead for a next job
+    finally:
+        judge.close()
+
+
 def test_self_speedup_splits_each_speedup_at_the_reference_timed_in_the_sandbox(tmp_path):
     """benchmarks/self_speedup.py --records: from a run's records and its baseline file, the speedup of
     identical code and its two parts (baseline to the reference in the sandbox, that to the candidate),

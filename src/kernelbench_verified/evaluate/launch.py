@@ -245,14 +245,6 @@ class Sandbox:
         kill_group(self.process)
         self.close()
 
-    def pause(self, paused: bool) -> None:
-        """Stop (SIGSTOP) or continue (SIGCONT) every process of a spare sandbox: its process group,
-        across the jail's PID namespace. A stopped one is still killed by discard."""
-        try:
-            os.killpg(self.process.pid, signal.SIGSTOP if paused else signal.SIGCONT)
-        except (ProcessLookupError, PermissionError):
-            pass
-
 
 def _keep_first(folder: Path, cached: Path) -> None:
     """Copy `folder` to `cached` unless `cached` exists, atomically (a staging folder renamed). Only

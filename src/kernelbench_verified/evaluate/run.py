@@ -80,7 +80,6 @@ def settings_from_config(cfg: DictConfig) -> dict:
         "measure_performance": bool(cfg.measure_performance),
         "flush_l2": bool(cfg.flush_l2),
         "spare_sandboxes": cfg.spare_sandboxes,
-        "pause_spares": bool(cfg.pause_spares),
         "reference_cache_gb": float(cfg.reference_cache_gb),
         "arch_list": arch_list(cfg.gpu_arch),
         "static_check": require_policy(cfg.static_check),
