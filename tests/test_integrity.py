@@ -5,6 +5,7 @@ misreported. What the kernel's process says about itself (sandbox_reports) is ke
 import json
 
 import pytest
+import torch
 
 from conftest import load_config, make_run, tiny_overrides
 from kernelbench_verified.evaluate.run import evaluate_run
@@ -140,6 +141,39 @@ def test_a_call_reported_under_half_a_call_of_no_work_is_withheld():
     assert timing_flags(stats, [0.024] * 100, [0.024 + 0.33] * 100, null, gpu, [0.07] * 20) == []
     # Without empty calls (records from before the floor) nothing changes.
     assert timing_flags(stats, [0.001] * 100, [0.001 + 0.33] * 100, null, gpu, []) == []
+
+
+def test_a_sample_the_calibrated_clock_doubts_is_judged_again_and_the_second_record_stands():
+    """An honest sample on the H200 once had its time withheld (+0.147 ms: the timed path's overhead rose
+    between its calibration and its timed calls): such a sample is evaluated once more in a fresh sandbox,
+    whose record stands; the first attempt's flags and raw figures stay in it. Any other flag, or a
+    failure, is final at once."""
+    from kernelbench_verified.evaluate.judge import Judge, clock_doubts
+
+    doubted = {"eval_status": "correct", "integrity": ["timing_below_judge_clock: ..."], "judge_clock_gap_ms": 0.147,
+               "judge_trials_ms": {"reported": [1.4]}, "cases": []}
+    assert clock_doubts(doubted)
+    assert not clock_doubts(dict(doubted, integrity=["timing_below_judge_clock: ...", "timing_far_below_wall_clock"]))
+    assert not clock_doubts(dict(doubted, integrity=["timing_below_empty_call: ..."]))
+    assert not clock_doubts(dict(doubted, eval_status="incorrect")) and not clock_doubts(dict(doubted, integrity=[]))
+
+    def judged(*records):
+        judge = Judge.__new__(Judge)  # only evaluate()'s own logic: the sandboxes are scripted
+        judge.device, judge.timed_cpu = torch.device("cpu"), None
+        queue = list(records)
+        judge._in_sandbox = lambda job: dict(queue.pop(0))
+        record = judge.evaluate({"mode": "eval"})
+        return record, len(queue)
+
+    clean = {"eval_status": "correct", "integrity": [], "judge_clock_gap_ms": 0.001, "cases": []}
+    record, left = judged(doubted, clean)
+    assert left == 0 and record["integrity"] == [] and record["judge_clock_gap_ms"] == 0.001
+    assert record["clock_retry"]["first_integrity"] == doubted["integrity"]
+    assert record["clock_retry"]["judge_clock_gap_ms"] == 0.147 and record["clock_retry"]["judge_trials_ms"]
+    record, left = judged(doubted, doubted)  # a kernel that fakes beyond the noise is caught twice
+    assert record["integrity"] == doubted["integrity"] and "clock_retry" in record
+    record, left = judged(clean, clean)  # nothing doubted: one evaluation
+    assert left == 1 and "clock_retry" not in record
 
 
 def test_each_sample_records_how_large_a_fake_its_clock_would_catch():

@@ -8,7 +8,8 @@ bytes the evaluator checked, into its private /job and loads it (compiling its e
 build directory, /build) and builds ModelNew from the arguments the judge sends.
 
 Before the kernel loads, the judge times the problem's public reference here (calibrate), so it knows
-what its own clock adds to an event time. From then on the process only answers the judge: "alloc"
+what its own clock adds to an event time, and this process times calls of no work (empty_call_times),
+the floor under any honest call's time. From then on the process only answers the judge: "alloc"
 (buffers the judge fills, on CUDA), "call" (run the model on these inputs, hand back the outputs),
 "memory", "timing", then per timed call an "arm" (finish the last call's work, give back any persisting
 L2) and a "trial" (run on inputs the judge wrote, and L2 it flushed, just before; raw event time back),
