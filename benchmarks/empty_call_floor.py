@@ -1,7 +1,7 @@
 """The empty-call floor replayed on recorded samples: which correct records it withholds, and how close
 the honest ones come to it.
 
-    python benchmarks/empty_call_floor.py RESULTS.json [RESULTS.json ...]
+    python benchmarks/empty_call_floor.py RESULTS.json[.gz] [RESULTS.json ...]
 
 Each correct record with `metadata.judge_trials_ms.empty_calls` (calls of no work the sandbox timed
 before the kernel loaded) is checked with the judge's own rule (judge.timing_flags, EMPTY_CALL_FLOOR):
@@ -11,6 +11,7 @@ the empty calls' spread over every record.
 """
 
 import argparse
+import gzip
 import json
 import statistics
 import sys
@@ -42,7 +43,7 @@ def main() -> None:
     print(f"floor: a median call under {EMPTY_CALL_FLOOR:g} of the fastest empty call")
     empties = []
     for path in args.results:
-        records = json.loads(path.read_text())
+        records = json.loads(gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_text())
         rows = floor_rows(records)
         withheld = [key for _, key, hit in rows if hit]
         lowest = ", ".join(f"{key} {ratio:.2f}" for ratio, key, _ in [r for r in rows if not r[2]][:3])
