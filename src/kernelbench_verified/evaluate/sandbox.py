@@ -247,7 +247,7 @@ def calibrate(job: dict, channel: Channel, device: torch.device) -> None:
 
 
 def empty_call_times(device: torch.device) -> list[float]:
-    """EMPTY_CALLS timed calls of no work, through the kernel's own timed_call, after as many untimed:
+    """EMPTY_CALLS timed calls of no work, through the kernel's own timed_call, after as many discarded:
     the least any honest call can report in this process (on CUDA, the synchronisation between the two
     events). Measured before the kernel loads, so the judge can believe them."""
     tools = TrialTools(device, flush_l2=False)
