@@ -299,6 +299,9 @@ def test_static_findings_and_integrity_flags_reach_the_verdict_text():
     assert _review_notes({"metadata": {"judge_clock_catches_from": 3.35}}) == \
         " · time unchecked: the judge's clock catches no fake at this speed"
     assert _review_notes({"metadata": {"judge_clock_catches_from": 0.07}}) == ""
+    # A sample the calibrated clock doubted was evaluated again, and the second record stands: said so.
+    retried = {"metadata": {"clock_retry": {"first_integrity": ["timing_below_judge_clock: ..."]}}}
+    assert _review_notes(retried) == " · evaluated twice: the judge's clock doubted the first attempt's time"
 
 
 def test_runs_timed_on_another_gpu_than_the_baseline_are_warned_about(tmp_path):
