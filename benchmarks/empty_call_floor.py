@@ -51,9 +51,9 @@ def main() -> None:
         empties += [statistics.median(r["metadata"]["judge_trials_ms"]["empty_calls"]) for r in records.values()
                     if (r.get("metadata", {}).get("judge_trials_ms") or {}).get("empty_calls")]
     if empties:
-        quartiles = statistics.quantiles(empties, n=20)
-        print(f"median empty call over {len(empties)} records: {min(empties):.4f} / {quartiles[0]:.4f} / "
-              f"{statistics.median(empties):.4f} / {quartiles[-1]:.4f} / {max(empties):.4f} ms (min / 5 % / "
+        twentieths = statistics.quantiles(empties, n=20)
+        print(f"median empty call over {len(empties)} records: {min(empties):.4f} / {twentieths[0]:.4f} / "
+              f"{statistics.median(empties):.4f} / {twentieths[-1]:.4f} / {max(empties):.4f} ms (min / 5 % / "
               "median / 95 % / max)")
 
 
