@@ -210,20 +210,25 @@ def test_per_level_trial_counts():
             trials_by_level(load_config("eval", base + [f"num_perf_trials_by_level={bad}"]))
 
 
-def test_a_spare_sandbox_that_died_is_replaced_not_blamed(tmp_path):
+def _relu_job(tmp_path, name: str, **overrides) -> tuple[dict, dict, dict]:
+    """(settings, the judges' environment, a CPU eval job of the honest ReLU) for a judge of one's own."""
     from conftest import KERNELS, tiny_overrides
     from kernelbench_verified.evaluate.launch import child_environment
     from kernelbench_verified.evaluate.run import _job, case_list, settings_from_config
-    from kernelbench_verified.evaluate.judge import Judge
-    from kernelbench_verified.evaluate.launch import start_sandbox
 
-    cfg = load_config("eval", tiny_overrides(tmp_path, "spare"))
+    cfg = load_config("eval", tiny_overrides(tmp_path, name, **overrides))
     settings = settings_from_config(cfg)
     (relu,) = list_problems(1, cfg.problems_dir, (1, 1))
     job = _job(relu, 0, (KERNELS / "relu_correct.py").read_text(), settings, None, case_list(settings, None),
-               tmp_path / "builds",
-               "cpu", "eval")
-    env = child_environment(settings, tmp_path / "builds", "")
+               tmp_path / "builds", "cpu", "eval")
+    return settings, child_environment(settings, tmp_path / "builds", ""), job
+
+
+def test_a_spare_sandbox_that_died_is_replaced_not_blamed(tmp_path):
+    from kernelbench_verified.evaluate.judge import Judge
+    from kernelbench_verified.evaluate.launch import start_sandbox
+
+    settings, env, job = _relu_job(tmp_path, "spare")
     judge = Judge(settings, "cpu", env, spares=(start_sandbox(env),))
     try:
         judge._spare[0].process.kill()  # as if killed for memory while it waited
@@ -235,19 +240,11 @@ def test_a_spare_sandbox_that_died_is_replaced_not_blamed(tmp_path):
 
 
 def test_spare_sandboxes_0_starts_none_ahead_and_each_job_starts_its_own(tmp_path):
-    from conftest import KERNELS, tiny_overrides
-    from kernelbench_verified.evaluate.launch import child_environment
-    from kernelbench_verified.evaluate.run import _job, case_list, settings_from_config
     from kernelbench_verified.evaluate.judge import Judge
     from kernelbench_verified.evaluate.worker import start_spares
 
-    cfg = load_config("eval", tiny_overrides(tmp_path, "nospare", spare_sandboxes=0))
-    settings = settings_from_config(cfg)
-    env = child_environment(settings, tmp_path / "builds", "")
+    settings, env, job = _relu_job(tmp_path, "nospare", spare_sandboxes=0)
     assert settings["spare_sandboxes"] == 0 and start_spares(env, settings, "cuda:0") == ()
-    (relu,) = list_problems(1, cfg.problems_dir, (1, 1))
-    job = _job(relu, 0, (KERNELS / "relu_correct.py").read_text(), settings, None, case_list(settings, None),
-               tmp_path / "builds", "cpu", "eval")
     judge = Judge(settings, "cpu", env, spares=())
     try:
         assert judge.evaluate(job)["eval_status"] == "correct"

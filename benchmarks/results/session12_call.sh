@@ -22,7 +22,7 @@
 # repeat:L:P:N[:K=V,...] problem P of level L as its own candidate, N samples one after another (each
 #              in a fresh sandbox with its own calibration): whether one sample's calibration tracks the
 #              drift of the one before it (benchmarks/clock_drift.py); K=V: eval overrides (an A/B of
-#              settings such as pause_spares=false), named in the run's files
+#              settings such as flush_l2=false), named in the run's files
 out=${1:?out}
 shift
 mkdir -p "$out"

@@ -182,7 +182,7 @@ class Judge:
     def __init__(self, settings: dict, device: str, child_env: dict, spares: tuple[Sandbox, ...] = (),
                  timed_cpu: int | None = None):
         """`spares`: sandboxes the caller started ahead; the judge keeps that many started ahead of
-        its jobs (see launch.SPARE_SANDBOXES), or none. `timed_cpu`: the CPU a sandbox moves to for its
+        its jobs (settings' spare_sandboxes), or none. `timed_cpu`: the CPU a sandbox moves to for its
         job, calibration and timed calls included (launch.cpu_placement), or None."""
         self.settings = settings
         self.timed_cpu = timed_cpu

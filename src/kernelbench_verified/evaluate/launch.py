@@ -24,10 +24,6 @@ from .build import TRITON_CACHE
 from .channel import Channel
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
-# Sandboxes a GPU judge keeps started ahead of its next jobs, so that their torch import (about 4 s on
-# the H200 host) overlaps the evaluations before theirs. One is not enough: a 2.5 s evaluation would
-# then wait for the next sandbox.
-SPARE_SANDBOXES = 2
 _SANDBOX_COUNTER = itertools.count()
 
 

@@ -10,7 +10,7 @@ import os
 import signal
 import sys
 from .build import outcome_marker
-from .launch import SPARE_SANDBOXES, confine_to, start_sandbox
+from .launch import confine_to, start_sandbox
 from ..results import read_json, write_json_atomic
 
 
@@ -33,8 +33,7 @@ def judge_worker(worker_id: int, settings: dict, device: str, child_env: dict, j
 def start_spares(child_env: dict, settings: dict, device: str) -> tuple:
     """The sandboxes a judge keeps started ahead of its jobs (settings' spare_sandboxes). On the CPU a
     starting sandbox competes with the kernel being timed for the same cores: one spare at most."""
-    count = settings.get("spare_sandboxes", SPARE_SANDBOXES)
-    count = count if device.startswith("cuda") else min(count, 1)
+    count = settings["spare_sandboxes"] if device.startswith("cuda") else min(settings["spare_sandboxes"], 1)
     return tuple(start_sandbox(child_env, settings.get("jail")) for _ in range(count))
 
 
