@@ -1,6 +1,6 @@
 """How the judge's clock overhead moves, from one problem's samples evaluated one after another.
 
-    python benchmarks/clock_drift.py RESULTS.json [RESULTS.json ...] [--cpu-log cpu_mhz.log]
+    python benchmarks/clock_drift.py RESULTS.json [RESULTS.json ...] [--cpu-log cpu_stat.log]
 
 Each RESULTS.json holds N samples of one problem's self-candidate, judged in a row, each in a fresh
 sandbox with its own calibration (benchmarks/results/session12_call.sh `repeat:L:P:N`). The overhead of
@@ -16,9 +16,10 @@ calls' median overhead (T) and its own calibration's (C). Prints per file:
   the honest gap's worst case, about that far apart;
 - how closely the calls' own reported time follows that level (the same code in every phase, so a
   level that moves it too is a state of the whole timed path, not of the judge's window alone);
-- with `--cpu-log` (session12_call.sh's cpu_mhz.log: a Unix time, then every CPU's MHz, per line), the
-  clock of the CPU each sample was timed on (metadata.timed_cpu) during each phase
-  (metadata.trial_phases_at), and how closely the overhead follows it.
+- with `--cpu-log` (session12_call.sh's cpu_stat.log: a Unix time, then every CPU's cumulative busy,
+  idle and stolen jiffies, per line), what the timed CPU (metadata.timed_cpu) and the whole machine
+  were doing during each phase (metadata.trial_phases_at): the share of the timed CPU's time the
+  hypervisor took (steal) and the share of all CPUs busy, and how closely the overhead follows each.
 """
 
 import argparse
@@ -47,31 +48,46 @@ def correct_records(records: dict) -> list[dict]:
             if r.get("eval_status") == "correct" and r.get("metadata", {}).get("judge_trials_ms")]
 
 
-def read_cpu_log(path: Path) -> list[tuple[float, list[int]]]:
-    """(Unix time, each CPU's MHz) per line of a cpu_mhz.log; lines that do not parse are skipped."""
+def read_cpu_log(path: Path) -> list[tuple[float, list[tuple[int, int, int]]]]:
+    """(Unix time, each CPU's cumulative (busy, idle, steal) jiffies) per line of a cpu_stat.log; lines
+    that do not parse are skipped."""
     rows = []
     for line in path.read_text().splitlines():
         try:
-            stamp, *mhz = line.split()
-            rows.append((float(stamp), [int(m) for m in mhz]))
+            stamp, *cpus = line.split()
+            rows.append((float(stamp), [tuple(int(n) for n in cpu.split(",")) for cpu in cpus]))
         except ValueError:
             continue
     return rows
 
 
-def phase_clocks(records: list[dict], log: list) -> list[float | None]:
-    """The median MHz of each sample's timed CPU during its calibration, then its timed calls, flattened
-    like the phases; None where the record or the log does not say."""
-    clocks = []
+def cpu_shares(log: list, cpu: int, start: float, end: float) -> tuple[float, float] | None:
+    """Between the last log line at or before `start` and the first at or after `end`: the share of
+    CPU `cpu`'s time stolen, and the share of all CPUs' time busy; None where the log does not span it."""
+    before = [row for row in log if row[0] <= start]
+    after = [row for row in log if row[0] >= end]
+    if not before or not after or cpu >= len(before[-1][1]):
+        return None
+    first, last = before[-1][1], after[0][1]
+    delta = [[b - a for a, b in zip(x, y)] for x, y in zip(first, last)]
+    total = sum(map(sum, delta))
+    if not sum(delta[cpu]) or not total:
+        return None
+    return delta[cpu][2] / sum(delta[cpu]), sum(d[0] for d in delta) / total
+
+
+def phase_cpu(records: list[dict], log: list) -> list[tuple[float, float] | None]:
+    """cpu_shares of each sample's timed CPU during its calibration, then its timed calls, flattened like
+    the phases; None where the record or the log does not say."""
+    shares = []
     for record in records:
         metadata = record["metadata"]
         cpu, spans = metadata.get("timed_cpu"), metadata.get("trial_phases_at") or {}
         for phase in ("calibration", "timed"):
             start, end = spans.get(phase, (None, None))
-            seen = [mhz[cpu] for t, mhz in log if isinstance(cpu, int) and start is not None and start <= t <= end
-                    and cpu < len(mhz)]
-            clocks.append(statistics.median(seen) if seen else None)
-    return clocks
+            known = isinstance(cpu, int) and start is not None and end is not None
+            shares.append(cpu_shares(log, cpu, start, end) if known else None)
+    return shares
 
 
 def gaps(samples: list[tuple[list, list]]) -> dict[str, list]:
@@ -109,28 +125,28 @@ def report(path: Path, cpu_log: list | None = None) -> None:
           f" over the phases; median {statistics.median(below):.4f} ms in phases below the middle, "
           f"{statistics.median(above):.4f} above")
     if cpu_log is not None:
-        print_cpu_clocks(medians, phase_clocks(correct_records(records), cpu_log))
+        print_cpu_shares(medians, phase_cpu(correct_records(records), cpu_log))
 
 
-def print_cpu_clocks(medians: list, clocks: list) -> None:
-    """The timed CPU's clock per phase, and how closely the phases' overhead follows it."""
-    pairs = [(m, c) for m, c in zip(medians, clocks) if c is not None]
-    if len(pairs) < 3:
-        print(f"  the timed CPU's clock: known for {len(pairs)} phases (the log or trial_phases_at is missing)")
+def print_cpu_shares(medians: list, shares: list) -> None:
+    """The timed CPU's stolen share and the machine's busy share per phase, and how closely the phases'
+    overhead follows each."""
+    known = [(m, s) for m, s in zip(medians, shares) if s is not None]
+    if len(known) < 3:
+        print(f"  what the CPUs did: known for {len(known)} phases (the log or trial_phases_at is missing)")
         return
-    seen = sorted({c for _, c in pairs})
-    if len(seen) == 1:
-        print(f"  the timed CPU's clock: {seen[0]:g} MHz in every phase: it held, or the log cannot see it "
-              "(a virtual machine's /proc/cpuinfo may show a nominal figure)")
-        return
-    print(f"  the timed CPU's clock: {seen[0]:g}-{seen[-1]:g} MHz over {len(pairs)} phases; the overhead follows it "
-          f"with correlation {statistics.correlation(*zip(*pairs)):+.2f}")
+    overhead = [m for m, _ in known]
+    for index, name in ((0, "the timed CPU's time stolen"), (1, "all CPUs' time busy")):
+        values = [s[index] for _, s in known]
+        follows = (f"the overhead follows it with correlation {statistics.correlation(overhead, values):+.2f}"
+                   if len(set(values)) > 1 else "the same in every phase")
+        print(f"  {name}: {min(values):.1%}-{max(values):.1%} over {len(known)} phases; {follows}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, nargs="+")
-    parser.add_argument("--cpu-log", type=Path, help="session12_call.sh's cpu_mhz.log of the same run")
+    parser.add_argument("--cpu-log", type=Path, help="session12_call.sh's cpu_stat.log of the same run")
     args = parser.parse_args()
     cpu_log = read_cpu_log(args.cpu_log) if args.cpu_log else None
     for path in args.results:

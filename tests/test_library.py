@@ -311,14 +311,21 @@ def test_clock_drift_compares_each_timed_phase_with_its_own_and_the_next_calibra
     out = capsys.readouterr().out
     assert "3 samples" in out and "max +0.0600" in out and "100%/100%" in out
     assert "correlation 1.00" in out and "median 1.0000 ms in phases below the middle, 1.0200 above" in out
-    # The timed CPU (column 1) runs at 3000 MHz when the overhead is low and 2500 when it is high.
-    log = tmp_path / "cpu_mhz.log"
-    log.write_text("".join(f"{t + 0.5} 9 {2500 if (t // 5) in (1, 2, 3) else 3000}\n" for t in range(0, 30, 5))
-                   + "garbled line\n")
-    clocks = drift.phase_clocks(drift.correct_records(records), drift.read_cpu_log(log))
-    assert clocks == [3000, 2500, 2500, 2500, 3000, 3000]
+    # The timed CPU (column 1) has a fifth of its time stolen while the overhead is high (t 5-20), none
+    # otherwise; the other CPU is idle throughout.
+    lines, steal = [], 0
+    for row in range(7):  # a line half a second before each phase starts, 500 jiffies per CPU apart
+        lines.append(f"{5 * row - 0.5} 0,{row * 500},0 {row * 500 - steal},0,{steal}\n")
+        steal += 100 if row in (1, 2, 3) else 0
+    log = tmp_path / "cpu_stat.log"
+    log.write_text("".join(lines) + "garbled line\n")
+    shares = drift.phase_cpu(drift.correct_records(records), drift.read_cpu_log(log))
+    assert [s[0] for s in shares] == pytest.approx([0, 0.2, 0.2, 0.2, 0, 0])
+    assert [s[1] for s in shares] == pytest.approx([0.5, 0.4, 0.4, 0.4, 0.5, 0.5])
     drift.report(path, drift.read_cpu_log(log))
-    assert "2500-3000 MHz over 6 phases; the overhead follows it with correlation -1.00" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "the timed CPU's time stolen: 0.0%-20.0% over 6 phases; the overhead follows it with correlation +1.00" in out
+    assert "all CPUs' time busy: 40.0%-50.0% over 6 phases; the overhead follows it with correlation -1.00" in out
 
 
 def test_clock_sensitivity_finds_the_smallest_fake_the_judges_clock_withholds():

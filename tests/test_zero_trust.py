@@ -93,7 +93,7 @@ OUTCOMES = {
     "zt_forge_timing_half.py": Withheld(JUDGE_CLOCK),
     # Extra: about 0.6 ms a call reported at 0.9 of real, the smallest fake the judge's clock must catch.
     "zt_forge_timing_tenth.py": Withheld(("timing_below_judge_clock",)),
-    # Extra: 20 % at 0.6 ms and 5 % at 2 ms (0.1 ms a call, beyond the GPU clock's 0.09 ms slack there).
+    # Extra: 20 % at 0.6 ms and 5 % at 2 ms (0.1 ms a call, beyond the GPU clock's 0.075 ms slack there).
     "zt_forge_timing_fifth.py": Withheld(("timing_below_judge_clock",)),
     "zt_forge_timing_twentieth.py": Withheld(("timing_below_judge_clock",)),
     # Extra: 2 of every 5 calls of about 2 ms reported at 0.6: the median call is honest, the mean is not.
@@ -120,17 +120,16 @@ OUTCOMES = {
 CPU_ONLY_CHECK = ("on the CPU only the coarse wall-clock check applies (the judge waited more than twice the "
                   "reported time plus the reference trials' overhead); the calibrated check that catches this "
                   "runs on CUDA only (KBV_ZERO_TRUST_DEVICE=cuda runs this file there)")
-GPU_CLOCK_SPREAD = ("the GPU clock's honest median gap reaches 2 % of the time + 0.048 ms per sample on the H200 "
-                    "(592 records, sessions 17-20; its overhead switches between two levels ~0.055 ms apart), so "
-                    "its slack is 2 % + 0.07 ms: 10 % of 0.6 ms and 5 % of 2 ms lie inside it, and 20 % of 0.6 ms "
-                    "at its edge (all calls faked, caught in every honest record: 26 % at 0.46 ms, 14 % at "
-                    "0.5-1 ms, 8 % at 2-5 ms)")
+GPU_CLOCK_SPREAD = ("the GPU clock's overhead switches between two levels ~0.055 ms apart for runs of calls on the "
+                    "H200, so a sample's honest gap reaches -0.108 ms; its slack is 2 % + 0.035 ms and a doubted "
+                    "sample is judged twice, so a fake of 10 % of 0.6 ms or 5 % of 2 ms is caught only when neither "
+                    "attempt's noise hides it (all calls faked, caught in every one of 568 honest records: 9 % at "
+                    "0.5-2 ms, 25 % at 0.44 ms)")
 KNOWN_GAPS = ({name: CPU_ONLY_CHECK for name in ("zt_forge_timing_half.py", "zt_forge_timing_tenth.py",
                                                   "zt_forge_timing_fifth.py", "zt_forge_timing_twentieth.py",
                                                   "zt_forge_timing_partial.py")}
               if DEVICE == "cpu" else
-              {name: GPU_CLOCK_SPREAD for name in ("zt_forge_timing_tenth.py", "zt_forge_timing_fifth.py",
-                                                   "zt_forge_timing_twentieth.py")})
+              {name: GPU_CLOCK_SPREAD for name in ("zt_forge_timing_tenth.py", "zt_forge_timing_twentieth.py")})
 ATTACKS = sorted(OUTCOMES)
 NUM_SAMPLES = len(ATTACKS) + 1  # the honest kernel is the last sample
 HONEST_SID = len(ATTACKS)

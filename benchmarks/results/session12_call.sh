@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # H200 session 12: one device call's steps, each writing flat into $1, with the GPU's clocks,
-# temperature and power logged every 200 ms beside them (`smi.csv`), every CPU's clock every 50 ms
-# (`cpu_mhz.log`). The device tool returns at most
+# temperature and power logged every 200 ms beside them (`smi.csv`), every CPU's busy, idle and stolen
+# time every 50 ms (`cpu_stat.log`). The device tool returns at most
 # 8 files from $OUT, so give a folder under /tmp and tar it into $OUT afterwards.
 #
 #     bash benchmarks/results/session12_call.sh OUT self:2:1:50 rerun:2:1:50 self:3:1:50 ...
@@ -31,11 +31,13 @@ fields=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw,clocks_event_re
 nvidia-smi --query-gpu=$fields --format=csv,noheader > /dev/null 2>&1 || fields=${fields%,*}  # older drivers
 nvidia-smi --query-gpu=$fields --format=csv -lms 200 > "$out/smi.csv" 2>&1 &
 smi=$!
-# Every CPU's clock every 50 ms, Unix time first: records say when each phase of trials ran
-# (metadata.trial_phases_at), so the overhead's levels can be lined up with the timed CPU's clock
-# (benchmarks/clock_drift.py --cpu-log).
-while sleep 0.05; do echo "$(date +%s.%N | cut -c1-14) $(awk '/^cpu MHz/ {printf "%d ", $4}' /proc/cpuinfo)"; done \
-    > "$out/cpu_mhz.log" 2>&1 &
+# Every CPU's busy, idle and stolen jiffies (cumulative, /proc/stat) every 50 ms, Unix time first:
+# records say when each phase of trials ran (metadata.trial_phases_at), so the overhead's levels can be
+# lined up with what the timed CPU and the whole machine were doing (benchmarks/clock_drift.py --cpu-log).
+# /proc/cpuinfo's clock is no use here: the H200's virtual machine shows a nominal 2100 MHz (session 21).
+while sleep 0.05; do
+    echo "$(date +%s.%N | cut -c1-14) $(awk '/^cpu[0-9]/ {printf "%d,%d,%d ", $2+$3+$4+$7+$8, $5+$6, $9}' /proc/stat)"
+done > "$out/cpu_stat.log" 2>&1 &
 cpus=$!
 trap 'kill $smi $cpus 2> /dev/null' EXIT  # also when an outer `timeout` ends this script
 step() { echo "$(date +%T.%N | cut -c1-12) $*" >> "$out/steps.log"; }

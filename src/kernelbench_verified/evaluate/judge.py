@@ -71,13 +71,16 @@ class ClockSlack:
 # h200_session_11/), and the mean gap of 382 records (sessions 10-15) stays under 2 % + 0.215 ms.
 # "gpu_timeline" (timeline.py): on 592 honest H200 records (sessions 17-20: levels 1-4 as their own
 # candidates and as baselines, the benchmark kernels, the exploit suite's clean fixtures) the median gap
-# spreads -0.108 to +0.091 ms and reaches 2 % of the time + 0.048 ms. Its cause: the overhead sits at
-# one of two levels ~0.055 ms apart, for runs of 40-100 calls, so a calibration all at the low level
-# and timed calls all at the high one differ by that much (benchmarks/clock_drift.py); 2 % + 0.07 ms
-# covers it, and withholds none. The mean gap (MEAN_GAP_LEFT_OUT) stays under 2 % + 0.075 ms, so
-# 2 % + 0.1 ms. What each catches: benchmarks/clock_sensitivity.py, benchmarks/results/h200_session_20/.
+# spreads -0.108 to +0.091 ms. Its cause: the overhead sits at one of two levels ~0.055 ms apart, for
+# runs of 40-100 calls, so a calibration all at the low level and timed calls all at the high one differ
+# by that much (benchmarks/clock_drift.py). A slack that covers every such flip (2 % + 0.07 ms, 2 % +
+# 0.1 ms for the mean: sessions 20-21) lets a 14 % fake through at 0.5-1 ms. Since a doubted sample is
+# evaluated again from a fresh calibration (RETRIED_CLOCK_FLAGS), the slack covers one attempt's
+# ordinary noise instead: at 2 % + 0.035 ms for both, 6 of 568 honest records (sessions 19-21) trip on
+# a first attempt, and in 176 samples judged in a row no sample that tripped was followed by one that
+# did too. What each catches: benchmarks/clock_sensitivity.py.
 SLACKS = {"host": ClockSlack(median=(0.02, 0.3), mean=(0.02, 0.3)),
-          "gpu_timeline": ClockSlack(median=(0.02, 0.07), mean=(0.02, 0.1))}
+          "gpu_timeline": ClockSlack(median=(0.02, 0.035), mean=(0.02, 0.035))}
 # The mean check leaves out this share of the timed calls, those the judge waited longest for (a host
 # hiccup in its own window, not the kernel's doing), and the same share of the largest calibration
 # overheads. A kernel can make calls slow to be left out, but a left-out call it reports as free moves
