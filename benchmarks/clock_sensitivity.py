@@ -1,7 +1,7 @@
 """How small a timing fake the judge's clock catches, measured on honest records.
 
     python benchmarks/clock_sensitivity.py RESULTS.json [RESULTS.json ...] [--clock gpu_timeline]
-        [--slack 0.02 0.07 0.02 0.1] [--share 0.49] [--each]
+        [--slack 0.02 0.07 0.02 0.1 | --fit] [--share 0.49] [--each]
 
 A kernel that fakes its time by a fraction f, by any in-process means, lowers the reported milliseconds
 of its timed calls by f while the judge's own clock (the waited milliseconds) stays as it was. So the
@@ -11,9 +11,11 @@ calls, spread evenly (below a half the median call is not faked, only the mean: 
 printed is then what the runtime lost, S x f. Records with the judge's raw figures
 (metadata.judge_trials_ms) are re-run exactly; older ones from their recorded gap and median.
 
-Each record is checked with the slack of the clock that timed it (metadata.judge_clock; records before
-the GPU's clock are "host"), or with `--slack MEDIAN_FRACTION MEDIAN_MS MEAN_FRACTION MEAN_MS` to try
-another (judge.ClockSlack). Prints the honest records
+Each record is checked with the slack the judge checked it with (metadata.judge_clock_slack, fitted to
+its machine; older records: that of the clock that timed it, metadata.judge_clock, "host" before the
+GPU's clock), with `--slack MEDIAN_FRACTION MEDIAN_MS MEAN_FRACTION MEAN_MS` to try another
+(judge.ClockSlack), or with `--fit` as one judge that ran all the records given, in the order their
+calibrations ran, would have fitted it (judge.fitted_slack). Prints the honest records
 withheld (f = 0), the honest gap's quantiles, per duration bucket the fake caught in every record and
 in 95 % of them, and, for records that say when each reply arrived, where the gap lies: before the
 reply (the sandbox's side: the call, the messages, its export) or after it (the judge mapping and
@@ -23,6 +25,7 @@ on it as it stands (to replay an exploit-suite run's records at another slack).
 """
 
 import argparse
+import collections
 import gzip
 import json
 import math
@@ -33,7 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from kernelbench_verified.evaluate.judge import SLACKS, ClockSlack, timing_flags  # noqa: E402
+from kernelbench_verified.evaluate.judge import (FITTED_CLOCKS, FITTED_OVER, SLACKS, ClockSlack,  # noqa: E402
+                                                 calibration_drift, fitted_slack, timing_flags)
 
 FAKES = [f / 100 for f in range(0, 100)]
 BUCKETS_MS = [(0, 0.1), (0.1, 0.5), (0.5, 1), (1, 2), (2, 5), (5, 10), (10, math.inf)]
@@ -55,6 +59,30 @@ def clock_of(record: dict) -> str:
     return record["metadata"].get("judge_clock", "host")
 
 
+def record_slack(record: dict) -> ClockSlack:
+    """The slack the judge checked this record with (metadata.judge_clock_slack, fitted to its machine),
+    or, for records from before the fit, that of its clock."""
+    fitted = record["metadata"].get("judge_clock_slack")
+    if fitted:
+        return ClockSlack(tuple(fitted["median"]), tuple(fitted["mean"]))
+    return SLACKS[clock_of(record)]
+
+
+def fit_slacks(records: list) -> None:
+    """Set each record's judge_clock_slack as one judge that ran them all, in the order their
+    calibrations ran, would have fitted it (judge.fitted_slack): to replay the fit on older records."""
+    drifts = collections.deque(maxlen=FITTED_OVER)
+    for record in sorted(records, key=lambda r: (r["metadata"].get("trial_phases_at") or {}).get("calibration", [0])[0]):
+        metadata = record["metadata"]
+        if clock_of(record) not in FITTED_CLOCKS:
+            continue
+        drift = calibration_drift(metadata["judge_trials_ms"]["calibration_overhead"])
+        if drift is not None:
+            drifts.append(drift)
+        slack = fitted_slack(SLACKS[clock_of(record)], drifts)
+        metadata["judge_clock_slack"] = {"median": list(slack.median), "mean": list(slack.mean), "calibrations": len(drifts)}
+
+
 def faked(times: list, fake: float, share: float) -> list:
     """The reported times had the kernel lowered `share` of its calls (spread evenly) by `fake`."""
     return [t * (1 - fake) if math.floor((i + 1) * share) > math.floor(i * share) else t
@@ -63,9 +91,9 @@ def faked(times: list, fake: float, share: float) -> list:
 
 def caught(record: dict, fake: float, slack: ClockSlack | None = None, share: float = 1.0) -> bool:
     """Whether the clock withholds this record's time had its kernel reported (1 - fake) of the time of
-    `share` of its calls, with `slack` or that of the record's clock."""
+    `share` of its calls, with `slack` or the one the judge checked it with."""
     metadata = record["metadata"]
-    slack = slack or SLACKS[clock_of(record)]
+    slack = slack or record_slack(record)
     stats = record.get("runtime_stats") or metadata["untrusted_runtime_stats"]
     raw = metadata.get("judge_trials_ms")
     if raw:
@@ -130,6 +158,8 @@ def main() -> None:
     parser.add_argument("--slack", type=float, nargs=4,
                         metavar=("MEDIAN_FRACTION", "MEDIAN_MS", "MEAN_FRACTION", "MEAN_MS"),
                         help="check with this slack instead of each record's clock's")
+    parser.add_argument("--fit", action="store_true",
+                        help="replay the judge's fitted slack on the records, in the order they ran, as one judge")
     parser.add_argument("--share", type=float, default=1.0, help="the share of the calls a kernel fakes")
     parser.add_argument("--each", action="store_true", help="list every record's gaps and flags under the rule")
     args = parser.parse_args()
@@ -137,17 +167,24 @@ def main() -> None:
     if not records:
         sys.exit("no correct CUDA-timed records with the judge's clock figures in these files")
     slack = ClockSlack(tuple(args.slack[:2]), tuple(args.slack[2:])) if args.slack else None
+    if args.fit:
+        fit_slacks(records)
     withheld = [r for r in records if caught(r, 0.0, slack)]
     gaps = [r["metadata"]["judge_clock_gap_ms"] for r in records]
     print(f"{len(records)} honest timed records; withheld with no fake: {len(withheld)} "
           f"({', '.join(name(r) for r in withheld)})")
     print("honest gap (ms), quantiles 0/5/50/95/100 %: "
           + " / ".join(f"{quantile(gaps, q):+.3f}" for q in (0, 0.05, 0.5, 0.95, 1)))
-    rules = {slack} if slack else {SLACKS[clock_of(r)] for r in records}
-    print("rule: withheld when " + " or ".join(f"the median gap exceeds {r.median[0]:.0%} of the median time + "
-                                               f"{r.median[1]} ms, or the mean gap {r.mean[0]:.0%} of the mean "
-                                               f"time + {r.mean[1]} ms" for r in rules)
-          + ("" if slack else f" (by clock: {', '.join(sorted({clock_of(r) for r in records}))})"))
+    rules = {slack} if slack else {record_slack(r) for r in records}
+    if not slack and any("judge_clock_slack" in r["metadata"] for r in records):  # fitted per record
+        terms = sorted(r.median[1] for r in map(record_slack, records))
+        print(f"rule: the judge's fitted slack, its ms term {terms[0]:.4f}-{terms[-1]:.4f} "
+              f"(median {statistics.median(terms):.4f}) over the records")
+    else:
+        print("rule: withheld when " + " or ".join(
+            f"the median gap exceeds {r.median[0]:.0%} of the median time + {r.median[1]} ms, or the mean gap "
+            f"{r.mean[0]:.0%} of the mean time + {r.mean[1]} ms" for r in rules)
+            + ("" if slack else f" (by clock: {', '.join(sorted({clock_of(r) for r in records}))})"))
     print(f"a kernel fakes {args.share:.0%} of its calls; the fake is what its runtime (the mean) lost")
     print("median time      n   fake caught in every record   in 95 % of them")
     for low, high in BUCKETS_MS:
@@ -170,7 +207,7 @@ def load(path: Path) -> dict:
 def each(record: dict, slack: ClockSlack | None) -> str:
     """One record's line for --each: its median time, gaps, and the flags of the clock's check."""
     metadata = record["metadata"]
-    flags = clock_flags(record, metadata["judge_trials_ms"]["reported"], slack or SLACKS[clock_of(record)])
+    flags = clock_flags(record, metadata["judge_trials_ms"]["reported"], slack or record_slack(record))
     median = (record.get("runtime_stats") or metadata["untrusted_runtime_stats"])["median"]
     return (f"{name(record):8s} {record['sample_id']:3d}  median {median:8.4f} ms  "
             f"gap {metadata['judge_clock_gap_ms']:+.4f}  mean gap {metadata.get('judge_clock_mean_gap_ms', math.nan):+.4f}  "

@@ -194,6 +194,48 @@ def test_a_sample_the_calibrated_clock_doubts_is_judged_again_and_the_second_rec
     assert left == 1 and "clock_retry" not in record
 
 
+def test_the_gpu_clocks_slack_is_fitted_to_the_calibrations_of_the_machine():
+    """The ms term of the GPU clock's slack follows how far the two halves of the reference's calibration
+    phases lie apart on this machine (trusted: no kernel has loaded yet), between a floor and SLACKS'."""
+    from collections import deque
+
+    from kernelbench_verified.evaluate.judge import (FITTED_FROM, NOISE_FLOOR_MS, Conversation, Judge, Trials,
+                                                     calibration_drift, fitted_slack)
+
+    assert calibration_drift([0.30] * 10 + [0.36] * 10) == pytest.approx(0.06)
+    assert calibration_drift([0.30] * 9) is None  # too few calls to split
+    default = SLACKS["gpu_timeline"]
+    assert fitted_slack(default, [0.001] * (FITTED_FROM - 1)) == default  # too few calibrations yet
+    quiet, noisy = fitted_slack(default, [0.004] * 30), fitted_slack(default, [0.06] * 30)
+    assert quiet.median == (default.median[0], NOISE_FLOOR_MS) and quiet.mean == (default.mean[0], NOISE_FLOOR_MS)
+    assert noisy == default  # never looser than SLACKS, whatever a noisy machine (or a neighbour) does
+    assert fitted_slack(default, [0.001] * 90 + [0.025] * 10).median[1] == pytest.approx(0.025)  # the 95th percentile
+    # A kernel of 0.5 ms a call that fakes 8 % (gap +0.04 ms) hides inside the default slack, not the
+    # quiet machine's.
+    stats, calibration = {"num_trials": 100}, [0.1] * 30
+    faked = timing_flags(stats, [0.46] * 100, [0.5 + 0.1] * 100, calibration, quiet)
+    assert faked and faked[0].startswith("timing_below_judge_clock")
+    assert timing_flags(stats, [0.46] * 100, [0.5 + 0.1] * 100, calibration, default) == []
+
+    # The judge collects each calibration's drift as it runs and checks with the fit (GPU clock only).
+    judge = Judge.__new__(Judge)
+    judge.calibration_drifts = deque([0.004] * (FITTED_FROM - 1), maxlen=500)
+    assert judge.clock_slack("gpu_timeline") == default and judge.clock_slack("host") == SLACKS["host"]
+    conversation = Conversation.__new__(Conversation)
+    conversation.judge, conversation.device, conversation.record = judge, torch.device("cpu"), {}
+    trials = Trials(reported=[0.5] * 20, waited=[0.6] * 10 + [0.605] * 10)
+    conversation.start_timing = lambda like: ([], object())  # a GPU clock
+    conversation.run_trials = lambda *args, **kwargs: trials
+    conversation.post = lambda message: None
+    conversation.expect_empty_calls = lambda: [0.016] * 20
+    conversation.calibrate(None)
+    assert list(judge.calibration_drifts)[-1] == pytest.approx(0.005)
+    assert judge.clock_slack("gpu_timeline") == quiet
+    conversation.start_timing = lambda like: ([], None)  # the host clock's calibrations are not its kind
+    conversation.calibrate(None)
+    assert len(judge.calibration_drifts) == FITTED_FROM
+
+
 def test_each_sample_records_how_large_a_fake_its_clock_would_catch():
     # Whatever calls a kernel fakes, the mean check bounds it: 2 % + 0.035 ms of the mean time on the
     # GPU's clock, so 3.75 % of a 2 ms call, 9 % of a 0.5 ms one, and more than the whole of a 0.03 ms one.

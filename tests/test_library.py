@@ -348,3 +348,14 @@ def test_clock_sensitivity_finds_the_smallest_fake_the_judges_clock_withholds():
     # over the 98 calls it keeps (the 2 slowest reports left out) moves by f / 2 > 0.104 ms.
     assert sensitivity.smallest_fake(record, slack, share=0.49) == pytest.approx(0.49 * 0.21)
     assert "flags: -" in sensitivity.each(record, slack)
+    # Without --slack a record is checked with the slack the judge used, else its clock's default;
+    # --fit replays the judge's fit over records in the order their calibrations ran.
+    from kernelbench_verified.evaluate.judge import FITTED_FROM, NOISE_FLOOR_MS, SLACKS
+    assert sensitivity.record_slack(record) == SLACKS["gpu_timeline"]
+    records = [json.loads(json.dumps(record)) for _ in range(FITTED_FROM)]
+    for index, copy in enumerate(reversed(records)):  # listed last to first
+        copy["metadata"]["trial_phases_at"] = {"calibration": [float(index), index + 0.5]}
+    sensitivity.fit_slacks(records)
+    assert [r["metadata"]["judge_clock_slack"]["calibrations"] for r in records] == list(range(FITTED_FROM, 0, -1))
+    assert sensitivity.record_slack(records[-1]) == SLACKS["gpu_timeline"]  # the first to run: no fit yet
+    assert sensitivity.record_slack(records[0]).median[1] == NOISE_FLOOR_MS  # a steady clock: the floor

@@ -121,10 +121,11 @@ CPU_ONLY_CHECK = ("on the CPU only the coarse wall-clock check applies (the judg
                   "reported time plus the reference trials' overhead); the calibrated check that catches this "
                   "runs on CUDA only (KBV_ZERO_TRUST_DEVICE=cuda runs this file there)")
 GPU_CLOCK_SPREAD = ("the GPU clock's overhead switches between two levels ~0.055 ms apart for runs of calls on the "
-                    "H200, so a sample's honest gap reaches -0.108 ms; its slack is 2 % + 0.035 ms and a doubted "
-                    "sample is judged twice, so a fake of 10 % of 0.6 ms or 5 % of 2 ms is caught only when neither "
-                    "attempt's noise hides it (all calls faked, caught in every one of 568 honest records: 9 % at "
-                    "0.5-2 ms, 25 % at 0.44 ms)")
+                    "H200, so a sample's honest gap reaches -0.108 ms; its slack is 2 % + at most 0.035 ms (fitted "
+                    "to the machine, 0.02 ms on a quiet one) and a doubted sample is judged twice, so a fake of 10 % "
+                    "of 0.6 ms or 5 % of 2 ms is caught only when neither attempt's noise hides it (all calls "
+                    "faked, caught in every one of 568 honest H200 records at 2 % + 0.035 ms: 9 % at 0.5-2 ms, "
+                    "25 % at 0.44 ms; both were caught on an H100, session 22)")
 KNOWN_GAPS = ({name: CPU_ONLY_CHECK for name in ("zt_forge_timing_half.py", "zt_forge_timing_tenth.py",
                                                   "zt_forge_timing_fifth.py", "zt_forge_timing_twentieth.py",
                                                   "zt_forge_timing_partial.py")}
