@@ -251,6 +251,15 @@ def test_memory_the_judge_itself_cannot_get_is_a_harness_error(tmp_path):
     assert record["metadata"]["error"].startswith("the judge's own copy of the inputs")
 
 
+def test_the_reference_cache_never_takes_more_than_a_tenth_of_the_gpu():
+    """On an 80 GB H100 the 16 GiB default left three level-1 problems short of memory (harness_error)."""
+    from kernelbench_verified.evaluate.judge import reference_cache_bytes
+
+    assert reference_cache_bytes(16, None) == 16 << 30  # the CPU: as configured
+    assert reference_cache_bytes(16, 80 * 10**9) == 8 * 10**9  # an H100: a tenth of its memory
+    assert reference_cache_bytes(4, 141 * 10**9) == 4 << 30  # a smaller setting stands
+
+
 def test_a_kernel_is_evaluated_while_other_kernels_still_build(tmp_path, monkeypatch):
     """With build_cache=True the judges do not wait for the whole build phase: the second build is
     held back until the first kernel has a record, which can only happen if evaluation starts while a

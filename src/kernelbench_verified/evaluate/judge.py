@@ -126,6 +126,19 @@ class Trials:
         return [w - t for t, w in zip(self.reported, self.waited)]
 
 
+# The most of the GPU's memory a judge's reference cache may hold, whatever reference_cache_gb says. On an
+# 80 GB H100 (session 22) a 16 GiB cache of 8 GiB outputs, beside the timed phase's kept copies and the
+# kernel's process, left L1/63 and L1/87 short of memory in their audits and L1/76 in its correctness
+# cases (harness_error); the cache only saves recomputing references for a problem's next sample.
+REFERENCE_CACHE_SHARE = 0.1
+
+
+def reference_cache_bytes(gb: float, gpu_bytes: int | None) -> int:
+    """The reference cache's budget: `gb` GiB, at most REFERENCE_CACHE_SHARE of the GPU's memory."""
+    budget = int(gb * (1 << 30))
+    return budget if gpu_bytes is None else min(budget, int(REFERENCE_CACHE_SHARE * gpu_bytes))
+
+
 class References:
     """Reference outputs of the current problem, computed in case order from one fresh model and
     kept (up to a byte budget) for the next sample of the same problem."""
@@ -203,7 +216,8 @@ class Judge:
         self.device = torch.device(device)
         self.child_env = child_env
         set_tf32_mode(settings["tf32_mode"])
-        self.references = References(int(settings["reference_cache_gb"] * (1 << 30)))
+        total = torch.cuda.get_device_properties(self.device).total_memory if self.device.type == "cuda" else None
+        self.references = References(reference_cache_bytes(settings["reference_cache_gb"], total))
         self._l2_flusher = None
         self.num_spares = len(spares)
         self._spare: deque[Sandbox] = deque(spares)
