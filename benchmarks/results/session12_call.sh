@@ -120,7 +120,9 @@ PY
         python3 scripts/eval_from_generations.py run_name=$run runs_dir=/tmp/kbv_repeat "level=$level" \
             "num_samples=$last" use_hidden_tests=True "subset=[$first,$first]" ${seed//,/ } > "$out/$run.log" 2>&1
         rc=$?
-        cp "/tmp/kbv_repeat/$run/eval_results_hidden.json" "$out/${run}_eval_results_hidden.json"
+        for results in "/tmp/kbv_repeat/$run"/eval_results*.json; do  # _hidden unless use_hidden_tests=false
+            cp "$results" "$out/${run}_$(basename "$results")"
+        done
         ;;
     seed)
         python3 - "$level" ${spec#seed:*:} > "/tmp/seed_$level.json" <<'PY'
