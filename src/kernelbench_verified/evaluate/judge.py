@@ -81,17 +81,19 @@ class ClockSlack:
 # did too. What each catches: benchmarks/clock_sensitivity.py.
 SLACKS = {"host": ClockSlack(median=(0.02, 0.3), mean=(0.02, 0.3)),
           "gpu_timeline": ClockSlack(median=(0.02, 0.035), mean=(0.02, 0.035))}
-# The GPU clock's ms term, fitted to the machine the judge runs on: the NOISE_QUANTILE of how far the
-# two halves of a calibration lie apart (calibration_drift), over the last calibrations this judge ran
-# (trusted: the reference's trials, before any kernel loads), never under NOISE_FLOOR_MS and never over
-# SLACKS' (the noisiest machine's). That drift tracks the honest gap: its 95th percentile was 0.036 ms
-# on the H200 (sessions 19-21; the gap's own 0.049) and 0.0105 ms on an H100 (session 22; 0.0126).
-# Replayed on those records in the order they ran, the fit leaves the H200 at 0.033-0.035 ms and brings
-# the H100 to 0.02 ms, where none of its 318 honest records is withheld and a 10 % fake at 0.5 ms a call
-# would be caught in 98 % of them (91 % at 0.035). Fewer calibrations than FITTED_FROM: SLACKS as is.
+# The GPU clock's ms term, fitted to the machine the judge runs on: NOISE_MULTIPLE times the
+# NOISE_QUANTILE of how far the two halves of a calibration lie apart (calibration_drift), over the last
+# calibrations this judge ran (trusted: the reference's trials, before any kernel loads), never under
+# NOISE_FLOOR_MS and never over SLACKS' (the noisiest machine's). That drift tracks the honest gap, a
+# little under it: their 95th percentiles were 0.036 and 0.049 ms on the H200 (sessions 19-21), 0.0105
+# and 0.0126 ms on an H100 (session 22); and where a stretch of calibrations happens to drift less
+# (the exploit suite's tiny calls first, session 19's records), the fit at 1x fell to 0.02 ms and
+# doubted 5 honest samples where SLACKS doubts 1. At 2x, replayed on those records in the order they
+# ran, the H200 stays at 0.035 ms (doubts as SLACKS) and the H100 comes to 0.02-0.021 ms, where none of
+# its 318 honest records is doubted. Fewer calibrations than FITTED_FROM: SLACKS as is.
 FITTED_CLOCKS = ("gpu_timeline",)
 FITTED_FROM, FITTED_OVER = 20, 500
-NOISE_QUANTILE, NOISE_FLOOR_MS = 0.95, 0.02
+NOISE_QUANTILE, NOISE_MULTIPLE, NOISE_FLOOR_MS = 0.95, 2.0, 0.02
 # The mean check leaves out this share of the timed calls, those the judge waited longest for (a host
 # hiccup in its own window, not the kernel's doing), and the same share of the largest calibration
 # overheads. A kernel can make calls slow to be left out, but a left-out call it reports as free moves
@@ -901,7 +903,7 @@ def fitted_slack(default: ClockSlack, drifts) -> ClockSlack:
     if len(drifts) < FITTED_FROM:
         return default
     ordered = sorted(drifts)
-    noise = max(NOISE_FLOOR_MS, ordered[min(len(ordered) - 1, int(NOISE_QUANTILE * len(ordered)))])
+    noise = max(NOISE_FLOOR_MS, NOISE_MULTIPLE * ordered[min(len(ordered) - 1, int(NOISE_QUANTILE * len(ordered)))])
     return ClockSlack((default.median[0], min(default.median[1], noise)), (default.mean[0], min(default.mean[1], noise)))
 
 
