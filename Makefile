@@ -29,7 +29,8 @@ demo: install
 	  out_dir=runs/demo_timing modes=[baseline_time_torch,baseline_time_torch_tf32]
 	$(BIN)/python scripts/generate_leaderboard.py --use_hidden_eval --baseline baseline_time_torch_tf32 \
 	  --runs $(DEMO_RUN) --timing_dir runs/demo_timing --hardware $$($(BIN)/python -c \
-	  "import torch; print('H200' if torch.cuda.is_available() else 'cpu')") \
+	  "import torch; from kernelbench_verified.problems.validation import hardware_label; \
+	  print(hardware_label(torch.device('cuda' if torch.cuda.is_available() else 'cpu')))") \
 	  --degenerate_file $(TINY)/degenerate_problems.json --out runs/demo_leaderboard.html
 
 test: install
