@@ -63,9 +63,7 @@ def record_slack(record: dict) -> ClockSlack:
     """The slack the judge checked this record with (metadata.judge_clock_slack, fitted to its machine),
     or, for records from before the fit, that of its clock."""
     fitted = record["metadata"].get("judge_clock_slack")
-    if fitted:
-        return ClockSlack(tuple(fitted["median"]), tuple(fitted["mean"]))
-    return SLACKS[clock_of(record)]
+    return ClockSlack.from_record(fitted) if fitted else SLACKS[clock_of(record)]
 
 
 def fit_slacks(records: list) -> None:
@@ -79,8 +77,7 @@ def fit_slacks(records: list) -> None:
         drift = calibration_drift(metadata["judge_trials_ms"]["calibration_overhead"])
         if drift is not None:
             drifts.append(drift)
-        slack = fitted_slack(SLACKS[clock_of(record)], drifts)
-        metadata["judge_clock_slack"] = {"median": list(slack.median), "mean": list(slack.mean), "calibrations": len(drifts)}
+        metadata["judge_clock_slack"] = fitted_slack(SLACKS[clock_of(record)], drifts).recorded(len(drifts))
 
 
 def faked(times: list, fake: float, share: float) -> list:

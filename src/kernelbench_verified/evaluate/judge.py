@@ -64,6 +64,14 @@ class ClockSlack:
     median: tuple[float, float]
     mean: tuple[float, float]
 
+    def recorded(self, calibrations: int) -> dict:
+        """metadata.judge_clock_slack: this slack and how many calibrations its fit saw."""
+        return {"median": list(self.median), "mean": list(self.mean), "calibrations": calibrations}
+
+    @classmethod
+    def from_record(cls, entry: dict) -> ClockSlack:
+        return cls(tuple(entry["median"]), tuple(entry["mean"]))
+
 
 # By clock, set by honest records. "host" (host_trial): with session 10's window the median gap does not
 # grow with the call's time: 233 honest H200 records (sessions 10-11, 0.02-20 ms per call) reach +0.262
@@ -630,8 +638,7 @@ class Conversation:
         slack = self.judge.clock_slack(self.clock_name) if self.device.type == "cuda" else None
         if slack:
             self.record["judge_clock_catches_from"] = catches_from(slack, times)
-            self.record["judge_clock_slack"] = {"median": list(slack.median), "mean": list(slack.mean),
-                                                "calibrations": len(self.judge.calibration_drifts)}
+            self.record["judge_clock_slack"] = slack.recorded(len(self.judge.calibration_drifts))
         self.record["integrity"] = timing_flags(self.record["runtime_stats"], times, walls, overhead, slack,
                                                 self.empty_calls)
         self.audit(timed.kept)
@@ -870,7 +877,7 @@ def _matches(value, spec: dict) -> bool:
 
 
 def clock_doubts(record: dict) -> bool:
-    """A correct record whose time the calibrated clock (SLACKS) would withhold, and nothing else."""
+    """A correct record whose time the calibrated clock (its fitted slack) withheld, and nothing else."""
     flags = [str(f).split(":")[0] for f in record.get("integrity") or []]
     return record.get("eval_status") == "correct" and bool(flags) and set(flags) <= set(RETRIED_CLOCK_FLAGS)
 
