@@ -124,8 +124,18 @@ def report(path: Path, cpu_log: list | None = None) -> None:
     print(f"  the calls' own reported time follows the level: correlation {statistics.correlation(medians, reported):.2f}"
           f" over the phases; median {statistics.median(below):.4f} ms in phases below the middle, "
           f"{statistics.median(above):.4f} above")
+    print_own_time(phases(records, "reported"))
     if cpu_log is not None:
         print_cpu_shares(medians, phase_cpu(correct_records(records), cpu_log))
+
+
+def print_own_time(samples: list[tuple[list, list]]) -> None:
+    """The calls' own reported time: the median over samples of each phase's median, and how far the
+    timed phases' medians spread over the samples (an A/B of settings compares these between files)."""
+    cal, timed = ([statistics.median(s[i]) for s in samples] for i in (0, 1))
+    mid_cal, mid_timed = statistics.median(cal), statistics.median(timed)
+    print(f"  the calls' own time: calibration {mid_cal:.4f} ms, timed {mid_timed:.4f} ms "
+          f"({mid_timed / mid_cal - 1:+.1%}); timed medians {min(timed):.4f}-{max(timed):.4f} ms over the samples")
 
 
 def print_cpu_shares(medians: list, shares: list) -> None:

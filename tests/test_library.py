@@ -311,6 +311,7 @@ def test_clock_drift_compares_each_timed_phase_with_its_own_and_the_next_calibra
     out = capsys.readouterr().out
     assert "3 samples" in out and "max +0.0600" in out and "100%/100%" in out
     assert "correlation 1.00" in out and "median 1.0000 ms in phases below the middle, 1.0200 above" in out
+    assert "calibration 1.0000 ms, timed 1.0200 ms (+2.0%); timed medians 1.0000-1.0200 ms" in out
     # The timed CPU (column 1) has a fifth of its time stolen while the overhead is high (t 5-20), none
     # otherwise; the other CPU is idle throughout.
     lines, steal = [], 0
