@@ -23,6 +23,7 @@ calls' median overhead (T) and its own calibration's (C). Prints per file:
 """
 
 import argparse
+import gzip
 import json
 import statistics
 import sys
@@ -49,10 +50,11 @@ def correct_records(records: dict) -> list[dict]:
 
 
 def read_cpu_log(path: Path) -> list[tuple[float, list[tuple[int, int, int]]]]:
-    """(Unix time, each CPU's cumulative (busy, idle, steal) jiffies) per line of a cpu_stat.log; lines
-    that do not parse are skipped."""
+    """(Unix time, each CPU's cumulative (busy, idle, steal) jiffies) per line of a cpu_stat.log (or
+    its .gz, as committed); lines that do not parse are skipped."""
     rows = []
-    for line in path.read_text().splitlines():
+    text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
+    for line in text.splitlines():
         try:
             stamp, *cpus = line.split()
             rows.append((float(stamp), [tuple(int(n) for n in cpu.split(",")) for cpu in cpus]))
@@ -61,15 +63,28 @@ def read_cpu_log(path: Path) -> list[tuple[float, list[tuple[int, int, int]]]]:
     return rows
 
 
-def cpu_shares(log: list, cpu: int, start: float, end: float) -> tuple[float, float] | None:
-    """Between the last log line at or before `start` and the first at or after `end`: the share of
-    CPU `cpu`'s time stolen, and the share of all CPUs' time busy; None where the log does not span it."""
+def cpu_deltas(log: list, start: float, end: float) -> list[list[int]] | None:
+    """Each CPU's (busy, idle, steal) jiffies between the last log line at or before `start` and the
+    first at or after `end`; None where the log does not span it."""
     before = [row for row in log if row[0] <= start]
     after = [row for row in log if row[0] >= end]
-    if not before or not after or cpu >= len(before[-1][1]):
+    if not before or not after:
         return None
-    first, last = before[-1][1], after[0][1]
-    delta = [[b - a for a, b in zip(x, y)] for x, y in zip(first, last)]
+    return [[b - a for a, b in zip(x, y)] for x, y in zip(before[-1][1], after[0][1])]
+
+
+def cpu_busy(log: list, start: float, end: float) -> list[float] | None:
+    """Each CPU's busy share of its time between `start` and `end` (None where the log does not say)."""
+    delta = cpu_deltas(log, start, end)
+    return None if delta is None else [d[0] / max(1, d[0] + d[1]) for d in delta]
+
+
+def cpu_shares(log: list, cpu: int, start: float, end: float) -> tuple[float, float] | None:
+    """Between `start` and `end`: the share of CPU `cpu`'s time stolen, and the share of all CPUs' time
+    busy; None where the log does not span it."""
+    delta = cpu_deltas(log, start, end)
+    if delta is None or cpu >= len(delta):
+        return None
     total = sum(map(sum, delta))
     if not sum(delta[cpu]) or not total:
         return None

@@ -253,6 +253,36 @@ def test_spare_sandboxes_0_starts_none_ahead_and_each_job_starts_its_own(tmp_pat
         judge.close()
 
 
+def test_busy_neighbours_splits_launch_bound_records_by_a_busy_cpu_beside_the_timed_one(tmp_path, capsys,
+                                                                                      monkeypatch):
+    """benchmarks/busy_neighbours.py: each unsteady problem's records relative to its fastest, split by
+    whether CPU timed-1 or timed+1 was busy over half of the timed phase; steady problems left out."""
+    from conftest import load_benchmark
+
+    neighbours = load_benchmark("busy_neighbours")
+
+    def record(median, std, start):
+        return {"eval_status": "correct", "runtime_stats": {"mean": median, "median": median, "std": std},
+                "metadata": {"timed_cpu": 1, "trial_phases_at": {"timed": [start, start + 1]}}}
+
+    # CPUs 0, 1, 2: CPU 0 busy from t=0 to 1 (run A's timed phase), every CPU idle from 1 to 2 (run B's).
+    log = tmp_path / "cpu_stat.log"
+    log.write_text("0.0 0,0,0 0,0,0 0,0,0\n1.0 100,0,0 100,0,0 0,100,0\n2.0 100,100,0 200,0,0 0,200,0\n")
+    run_a = {"1_0": record(1.2, 0.1, 0.0), "2_0": record(5.0, 0.01, 0.0)}
+    run_b = {"1_0": record(1.0, 0.1, 1.0), "2_0": record(4.0, 0.01, 1.0)}
+    found = neighbours.slowdowns([run_a, run_b], neighbours.read_cpu_log(log))
+    assert found == {True: [pytest.approx(1.2)], False: [pytest.approx(1.0)]}  # problem 2 is steady
+    paths = []
+    for name, run in (("a", run_a), ("b", run_b)):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps(run))
+    monkeypatch.setattr(sys, "argv", ["busy_neighbours.py", *map(str, paths), "--cpu-log", str(log)])
+    neighbours.main()
+    out = capsys.readouterr().out
+    assert "a neighbour of the timed CPU busy: 1 records, median slowdown 1.200" in out
+    assert "neither neighbour busy: 1 records, median slowdown 1.000" in out
+
+
 def test_self_speedup_splits_each_speedup_at_the_reference_timed_in_the_sandbox(tmp_path):
     """benchmarks/self_speedup.py --records: from a run's records and its baseline file, the speedup of
     identical code and its two parts (baseline to the reference in the sandbox, that to the candidate),
