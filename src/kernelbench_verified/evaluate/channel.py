@@ -74,7 +74,7 @@ class Channel:
         """Next message; its raw bytes, if any, under key "payload". ChannelTimeout past `deadline`
         (time.monotonic), ChannelClosed on EOF, ProtocolViolation on a malformed or oversized one.
         `spin`: poll instead of sleeping until the message starts, so waking up adds no scheduler
-        latency (a timed call's reply, whose wait is in the judge's clock); it costs a busy core."""
+        latency (a timed call's reply on the host clock, whose wait is in its window); it costs a busy core."""
         while b"\n" not in self._buffer:
             if len(self._buffer) > MAX_MESSAGE_BYTES:
                 raise ProtocolViolation(f"a message longer than {MAX_MESSAGE_BYTES} bytes")

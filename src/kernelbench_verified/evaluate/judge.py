@@ -721,7 +721,11 @@ class Conversation:
                                  lambda outputs: _copy_into(target, outputs))
             started = time.perf_counter()
             self.post({"op": "trial", "mark": mark})
-            reply = self.expect("trial", 0, spin=True)
+            # Waits asleep: this clock's window is on the GPU, so the judge's wake-up lies outside it,
+            # while a judge spinning through every timed call keeps a core busy, at times one numbered
+            # beside the timed CPU. In session 22's slower L3 run (H100), launch-bound calls ran a median
+            # 11 % slower than in the other run with a neighbour busy, 5 % with neither (busy_neighbours.py).
+            reply = self.expect("trial", 0)
             replied_ms = (time.perf_counter() - started) * 1e3
             return clock.window_ms(self.deadline), replied_ms, copies, reply
         except BaseException:
