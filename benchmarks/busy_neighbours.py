@@ -4,8 +4,8 @@
 
 Each RESULTS.json is a run of the same problems (a baseline run's records and its candidates', say:
 benchmarks/results/session12_call.sh writes both, and cpu_stat.log beside them). For every problem
-judged in two or more of the runs whose timed calls vary (std/mean of UNSTEADY_CV or more in any of
-them: the launch-bound ones), each record's median call is taken relative to the problem's fastest
+judged in two or more of the runs whose timed calls vary (std/mean of self_speedup.STEADY_CV or more
+in any of them: the launch-bound ones), each record's median call is taken relative to the problem's fastest
 record, and split by whether a CPU numbered next to its timed CPU (metadata.timed_cpu) was busy for
 more than half of its timed phase (metadata.trial_phases_at). Prints both groups' size and median and
 mean slowdown: whether a busy neighbour of the timed CPU slows the calls timed on it.
@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from clock_drift import cpu_busy, read_cpu_log  # noqa: E402
+from self_speedup import STEADY_CV  # noqa: E402
 
-UNSTEADY_CV = 0.03  # self_speedup.STEADY_CV: under it, the calls' time is the GPU's
 BUSY = 0.5
 
 
@@ -44,7 +44,7 @@ def slowdowns(runs: list[dict], log: list) -> dict[bool, list[float]]:
         stats = [r.get("runtime_stats") or {} for r in records]
         if len(records) < 2 or not all(s.get("mean") for s in stats):
             continue
-        if max(s["std"] / s["mean"] for s in stats) < UNSTEADY_CV:
+        if max(s["std"] / s["mean"] for s in stats) < STEADY_CV:
             continue
         fastest = min(s["median"] for s in stats)
         for record, stat in zip(records, stats):

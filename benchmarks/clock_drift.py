@@ -23,6 +23,7 @@ calls' median overhead (T) and its own calibration's (C). Prints per file:
 """
 
 import argparse
+import bisect
 import gzip
 import json
 import statistics
@@ -66,11 +67,11 @@ def read_cpu_log(path: Path) -> list[tuple[float, list[tuple[int, int, int]]]]:
 def cpu_deltas(log: list, start: float, end: float) -> list[list[int]] | None:
     """Each CPU's (busy, idle, steal) jiffies between the last log line at or before `start` and the
     first at or after `end`; None where the log does not span it."""
-    before = [row for row in log if row[0] <= start]
-    after = [row for row in log if row[0] >= end]
-    if not before or not after:
+    first = bisect.bisect_right(log, start, key=lambda row: row[0]) - 1  # the log is in time order
+    last = bisect.bisect_left(log, end, key=lambda row: row[0])
+    if first < 0 or last == len(log):
         return None
-    return [[b - a for a, b in zip(x, y)] for x, y in zip(before[-1][1], after[0][1])]
+    return [[b - a for a, b in zip(x, y)] for x, y in zip(log[first][1], log[last][1])]
 
 
 def cpu_busy(log: list, start: float, end: float) -> list[float] | None:

@@ -172,12 +172,12 @@ def main() -> None:
           f"({', '.join(name(r) for r in withheld)})")
     print("honest gap (ms), quantiles 0/5/50/95/100 %: "
           + " / ".join(f"{quantile(gaps, q):+.3f}" for q in (0, 0.05, 0.5, 0.95, 1)))
-    rules = {slack} if slack else {record_slack(r) for r in records}
     if not slack and any("judge_clock_slack" in r["metadata"] for r in records):  # fitted per record
         terms = sorted(r.median[1] for r in map(record_slack, records))
         print(f"rule: the judge's fitted slack, its ms term {terms[0]:.4f}-{terms[-1]:.4f} "
               f"(median {statistics.median(terms):.4f}) over the records")
     else:
+        rules = {slack} if slack else {record_slack(r) for r in records}
         print("rule: withheld when " + " or ".join(
             f"the median gap exceeds {r.median[0]:.0%} of the median time + {r.median[1]} ms, or the mean gap "
             f"{r.mean[0]:.0%} of the mean time + {r.mean[1]} ms" for r in rules)
