@@ -164,15 +164,17 @@ def test_empty_call_floor_replays_the_judges_rule_on_records():
 def test_a_sample_the_calibrated_clock_doubts_is_judged_again_and_the_second_record_stands():
     """An honest sample on the H200 once had its time withheld (+0.147 ms: the timed path's overhead rose
     between its calibration and its timed calls): such a sample is evaluated once more in a fresh sandbox,
-    whose record stands; the first attempt's flags and raw figures stay in it. Any other flag, or a
-    failure, is final at once."""
+    whose record stands; the first attempt's flags and raw figures stay in it. So is one whose waits a
+    host turned busy stalled (in CI, a Ray node starting beside a 3-call baseline of L1/1's reference).
+    Any other flag, or a failure, is final at once."""
     from kernelbench_verified.evaluate.judge import Judge, clock_doubts
 
     doubted = {"eval_status": "correct", "integrity": ["timing_below_judge_clock: ..."], "judge_clock_gap_ms": 0.147,
                "judge_trials_ms": {"reported": [1.4]}, "cases": []}
     assert clock_doubts(doubted)
-    assert not clock_doubts(dict(doubted, integrity=["timing_below_judge_clock: ...", "timing_far_below_wall_clock"]))
-    assert not clock_doubts(dict(doubted, integrity=["timing_below_empty_call: ..."]))
+    assert clock_doubts(dict(doubted, integrity=["timing_below_judge_clock: ...", "timing_far_below_wall_clock: ..."]))
+    assert not clock_doubts(dict(doubted, integrity=["timing_far_below_wall_clock: ...", "timing_below_empty_call: ..."]))
+    assert not clock_doubts(dict(doubted, integrity=["timing_exceeds_wall_clock: ..."]))
     assert not clock_doubts(dict(doubted, eval_status="incorrect")) and not clock_doubts(dict(doubted, integrity=[]))
 
     def judged(*records):
@@ -252,6 +254,12 @@ def test_coarse_clock_check_holds_on_a_busy_host():
     # A 20 ms call reported as 2 ms stays caught however busy the host.
     forged = timing_flags(stats, [2.0] * 100, [w + 20.0 for w in busy], busy, slack=None)
     assert forged and forged[0].startswith("timing_far_below_wall_clock")
+    # One stalled wake-up among a short run's calls is the host's: 3 calls of 0.01 ms, one waited 150 ms.
+    assert timing_flags({"num_trials": 3}, [0.01] * 3, [0.6, 0.5, 150.0], [0.5] * 10, slack=None) == []
+    # A kernel that stalls some calls to have them left out gains their share of the calls, no more: the
+    # rest, reported at a tenth of their 20 ms, stay caught.
+    stalled = timing_flags(stats, [2.0] * 100, [20.0] * 97 + [500.0] * 3, [0.5] * 10, slack=None)
+    assert stalled and stalled[0].startswith("timing_far_below_wall_clock")
 
 
 def test_timed_calls_cover_every_scale_of_the_run_from_a_secret_start():

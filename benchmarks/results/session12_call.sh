@@ -39,6 +39,9 @@ while sleep 0.05; do
     echo "$(date +%s.%N | cut -c1-14) $(awk '/^cpu[0-9]/ {printf "%d,%d,%d ", $2+$3+$4+$7+$8, $5+$6, $9}' /proc/stat)"
 done > "$out/cpu_stat.log" 2>&1 &
 cpus=$!
+# Which CPUs share a core (SMT siblings) or a socket: a busy CPU numbered next to the timed one slowed
+# launch-bound calls on the H100 (session 22, busy_neighbours.py), and whether it shares a core is unknown.
+{ lscpu -e; grep . /sys/devices/system/cpu/cpu*/topology/thread_siblings_list; } > "$out/topology.txt" 2>&1
 trap 'kill $smi $cpus 2> /dev/null' EXIT  # also when an outer `timeout` ends this script
 step() { echo "$(date +%T.%N | cut -c1-12) $*" >> "$out/steps.log"; }
 for spec in "$@"; do

@@ -102,15 +102,17 @@ SLACKS = {"host": ClockSlack(median=(0.02, 0.3), mean=(0.02, 0.3)),
 FITTED_CLOCKS = ("gpu_timeline",)
 FITTED_FROM, FITTED_OVER = 20, 500
 NOISE_QUANTILE, NOISE_MULTIPLE, NOISE_FLOOR_MS = 0.95, 2.0, 0.02
-# The mean check leaves out this share of the timed calls, those the judge waited longest for (a host
-# hiccup in its own window, not the kernel's doing), and the same share of the largest calibration
-# overheads. A kernel can make calls slow to be left out, but a left-out call it reports as free moves
+# The mean check and the wall-clock sums leave out this share of the timed calls, those the judge waited
+# longest for (a host hiccup in its own window, not the kernel's doing), and the mean check the same
+# share of the largest calibration overheads. A kernel can make calls slow to be left out, but a left-out call it reports as free moves
 # the mean by at most this share.
 MEAN_GAP_LEFT_OUT = 0.02
-# The calibrated clock's flags, the ones an honest sample can trip when the timed path's overhead moves
-# between its calibration and its timed calls: a sample with these alone is evaluated again
-# (Judge._judged_again), and the first attempt's figures are kept in its record.
-RETRIED_CLOCK_FLAGS = ("timing_below_judge_clock", "timing_mean_below_judge_clock")
+# The clock's flags an honest sample can trip when the timed path's overhead moves between its
+# calibration and its timed calls: the calibrated clock's, and the wall clock's on a host that turned
+# busy (in CI a Ray node starting beside a 3-call baseline once stalled its waits past 2x + 0.1 s). A
+# sample with these alone is evaluated again (Judge._judged_again), and the first attempt's figures are
+# kept in its record.
+RETRIED_CLOCK_FLAGS = ("timing_below_judge_clock", "timing_mean_below_judge_clock", "timing_far_below_wall_clock")
 RETRY_KEPT = ("judge_clock_gap_ms", "judge_clock_mean_gap_ms", "judge_trials_ms", "trial_phases_at")
 # A median call reported under this share of the fastest call of no work (timed in the same process
 # before the kernel loaded) is impossible: its time is withheld. Under 0.1 ms a call the clock's slack
@@ -953,10 +955,13 @@ def timing_flags(stats: dict, times: list, walls: list, clock_overhead: list, sl
     over = sum(1 for t, w in zip(times, walls) if t > w * 1.01 + 0.05)
     if over:
         flags.append(f"timing_exceeds_wall_clock: {over} of {len(times)} trials reported more than the judge waited")
-    reported, waited = sum(times) / 1e3, sum(walls) / 1e3
-    # What the event times rightly leave out (flushes, synchronisation, messages), as the reference's trials
-    # saw it: a sum against sums, since on a busy host (builds beside the judge) the waits have long tails.
-    overhead = statistics.fmean(clock_overhead) * len(times) / 1e3 if clock_overhead else 0.002 * len(times)
+    # A sum against sums, since on a busy host (builds beside the judge) the waits have long tails; less
+    # the MEAN_GAP_LEFT_OUT share of the calls waited longest for, as the mean check: one stalled wake-up
+    # in a short run (a CI host starting a Ray node beside it) is the host's doing, not the kernel's.
+    kept = sorted(zip(walls, times))[:len(walls) - _left_out(len(walls))] if walls else []
+    reported, waited = sum(t for _, t in kept) / 1e3, sum(w for w, _ in kept) / 1e3
+    # What the event times rightly leave out (flushes, synchronisation, messages), as the reference's trials saw it.
+    overhead = (statistics.fmean(clock_overhead) if clock_overhead else 2.0) * len(kept) / 1e3
     if waited > 2 * (reported + overhead) + 0.1:
         flags.append(f"timing_far_below_wall_clock: {reported:.3f} s reported, {waited:.3f} s waited")
     if slack and clock_overhead:
