@@ -893,9 +893,13 @@ def clock_gaps(times: list, walls: list, clock_overhead: list) -> tuple[float, f
     of the reference trials' overhead. The mean leaves out the MEAN_GAP_LEFT_OUT share of the calls the
     judge waited longest for, and of the largest overheads."""
     median = statistics.median(w - t for t, w in zip(times, walls)) - statistics.median(clock_overhead)
-    kept = sorted(zip(walls, times))[:len(walls) - _left_out(len(walls))]
     overhead = sorted(clock_overhead)[:len(clock_overhead) - _left_out(len(clock_overhead))]
-    return median, statistics.fmean(w - t for w, t in kept) - statistics.fmean(overhead)
+    return median, statistics.fmean(w - t for w, t in waited_least(times, walls)) - statistics.fmean(overhead)
+
+
+def waited_least(times: list, walls: list) -> list[tuple[float, float]]:
+    """(waited, reported) of the timed calls less the MEAN_GAP_LEFT_OUT share the judge waited longest for."""
+    return sorted(zip(walls, times))[:len(walls) - _left_out(len(walls))] if walls else []
 
 
 def _left_out(count: int) -> int:
@@ -958,7 +962,7 @@ def timing_flags(stats: dict, times: list, walls: list, clock_overhead: list, sl
     # A sum against sums, since on a busy host (builds beside the judge) the waits have long tails; less
     # the MEAN_GAP_LEFT_OUT share of the calls waited longest for, as the mean check: one stalled wake-up
     # in a short run (a CI host starting a Ray node beside it) is the host's doing, not the kernel's.
-    kept = sorted(zip(walls, times))[:len(walls) - _left_out(len(walls))] if walls else []
+    kept = waited_least(times, walls)
     reported, waited = sum(t for _, t in kept) / 1e3, sum(w for w, _ in kept) / 1e3
     # What the event times rightly leave out (flushes, synchronisation, messages), as the reference's trials saw it.
     overhead = (statistics.fmean(clock_overhead) if clock_overhead else 2.0) * len(kept) / 1e3
