@@ -104,8 +104,8 @@ FITTED_FROM, FITTED_OVER = 20, 500
 NOISE_QUANTILE, NOISE_MULTIPLE, NOISE_FLOOR_MS = 0.95, 2.0, 0.02
 # The mean check and the wall-clock sums leave out this share of the timed calls, those the judge waited
 # longest for (a host hiccup in its own window, not the kernel's doing), and the mean check the same
-# share of the largest calibration overheads. A kernel can make calls slow to be left out, but a left-out call it reports as free moves
-# the mean by at most this share.
+# share of the largest calibration overheads. A kernel can make calls slow to be left out, but a
+# left-out call it reports as free moves the mean by at most this share.
 MEAN_GAP_LEFT_OUT = 0.02
 # The clock's flags an honest sample can trip when the timed path's overhead moves between its
 # calibration and its timed calls: the calibrated clock's, and the wall clock's on a host that turned
@@ -257,7 +257,7 @@ class Judge:
         return fitted_slack(SLACKS[name], self.calibration_drifts) if name in FITTED_CLOCKS else SLACKS[name]
 
     def _judged_again(self, job: dict, first: dict) -> dict:
-        """A correct sample the calibrated clock doubted, evaluated once more from the start in a fresh
+        """A correct sample the clock doubted (clock_doubts), evaluated once more from the start in a fresh
         sandbox (its own calibration): the second record stands, and its time is withheld only if the
         clock doubts it too. On the H200 the timed path's overhead once rose 0.15 ms between an honest
         sample's calibration and its timed calls and stayed there for the next two samples (session
@@ -883,7 +883,7 @@ def _matches(value, spec: dict) -> bool:
 
 
 def clock_doubts(record: dict) -> bool:
-    """A correct record whose time the calibrated clock (its fitted slack) withheld, and nothing else."""
+    """A correct record whose time only the clock's RETRIED_CLOCK_FLAGS withheld, and nothing else."""
     flags = [str(f).split(":")[0] for f in record.get("integrity") or []]
     return record.get("eval_status") == "correct" and bool(flags) and set(flags) <= set(RETRIED_CLOCK_FLAGS)
 
