@@ -8,7 +8,9 @@ For each level it writes a run of self-candidates (the problem file with `class 
 appended, so the kernel stands alone in its jail), times the baseline_time_torch mode into a scratch
 folder, evaluates the run with hidden tests and the default settings, and prints: the geometric mean and
 median of speedup, the median, p95 and max of |speedup - 1|, the worst problems, every false rejection
-(any status but correct) and every withheld time.
+(any status but correct) and every withheld time; and the floor under them, the candidate's own timed
+calls compared with themselves (its first half against its second, its odd calls against its even):
+identical code timed in two phases cannot agree more closely than one phase agrees with itself.
 """
 
 import argparse
@@ -48,8 +50,10 @@ def figures(level: int, records: dict, baseline: dict, problems) -> dict:
     timing path costs), and that reference to the candidate (`in_sandbox`: what the kernel's own
     process adds), both of medians. `steady`: the speedups of problems whose timed calls vary little
     (coefficient of variation under STEADY_CV in the baseline and in the candidate): what is left when
-    the host's launch-loop noise is taken out."""
+    the host's launch-loop noise is taken out. `halves` and `alternate`: the candidate's own timed calls
+    against themselves (see phase_ratios), the floor under any comparison of two timings."""
     speedups, rejected, withheld, to_sandbox, in_sandbox, steady = {}, [], [], {}, {}, {}
+    halves, alternate = {}, {}
     for problem in problems:
         record = records.get(f"{problem.pid}_0", {})
         if record.get("eval_status") != "correct":
@@ -66,8 +70,24 @@ def figures(level: int, records: dict, baseline: dict, problems) -> dict:
             if reference_ms:
                 to_sandbox[name] = baseline[problem.filename]["median"] / reference_ms
                 in_sandbox[name] = reference_ms / record["runtime_stats"]["median"]
+            ratios = phase_ratios(record)
+            if ratios:
+                halves[name], alternate[name] = ratios
     return {"speedups": speedups, "rejected": rejected, "withheld": withheld, "to_sandbox": to_sandbox,
-            "in_sandbox": in_sandbox, "steady": steady}
+            "in_sandbox": in_sandbox, "steady": steady, "halves": halves, "alternate": alternate}
+
+
+def phase_ratios(record: dict) -> tuple[float, float] | None:
+    """One timed phase's calls (metadata.judge_trials_ms, in the order they ran) compared with
+    themselves: the median of the first half over that of the second (the same code in the same
+    process about a second later), and of the odd calls over the even ones (two timings interleaved
+    call by call). Identical code timed in two phases cannot agree more closely than the first does."""
+    calls = record["metadata"].get("judge_trials_ms", {}).get("reported") or []
+    if len(calls) < 8:
+        return None
+    half = len(calls) // 2
+    return (statistics.median(calls[:half]) / statistics.median(calls[half:]),
+            statistics.median(calls[0::2]) / statistics.median(calls[1::2]))
 
 
 def variation(stats: dict) -> float:
@@ -90,7 +110,9 @@ def summary(speedups: dict) -> dict:
 # under 3 % are the ones whose time is the GPU's.
 STEADY_CV = 0.03
 SPLITS = {"to_sandbox": "baseline / reference in the sandbox", "in_sandbox": "reference in the sandbox / candidate",
-          "steady": f"steady problems only (calls' std/mean < {STEADY_CV:.0%})"}
+          "steady": f"steady problems only (calls' std/mean < {STEADY_CV:.0%})",
+          "halves": "candidate's first half of timed calls / its second half",
+          "alternate": "candidate's odd timed calls / its even ones"}
 
 
 def add_level(result: dict, level: int, records: dict, baseline: dict, problems) -> None:

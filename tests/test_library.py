@@ -312,6 +312,20 @@ def test_self_speedup_splits_each_speedup_at_the_reference_timed_in_the_sandbox(
     assert steady["steady"] == {"L1/1": 0.5}
 
 
+def test_self_speedup_compares_a_timed_phase_with_itself():
+    """self_speedup.phase_ratios: a phase whose calls slow down halfway (the host's state, not the code)
+    differs from itself by that much between halves, and not at all between alternate calls; fewer than
+    8 calls, or none recorded, give nothing."""
+    from conftest import load_benchmark
+
+    bench = load_benchmark("self_speedup")
+    calls = [1.0] * 50 + [1.25] * 50
+    halves, alternate = bench.phase_ratios({"metadata": {"judge_trials_ms": {"reported": calls}}})
+    assert halves == pytest.approx(0.8) and alternate == pytest.approx(1.0)
+    assert bench.phase_ratios({"metadata": {"judge_trials_ms": {"reported": calls[:6]}}}) is None
+    assert bench.phase_ratios({"metadata": {}}) is None
+
+
 def test_clock_drift_compares_each_timed_phase_with_its_own_and_the_next_calibration(tmp_path, capsys):
     """benchmarks/clock_drift.py: per sample, the timed calls' median overhead (window minus reported)
     less its own calibration's and the next sample's; only correct samples with raw figures count."""
