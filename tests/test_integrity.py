@@ -208,7 +208,8 @@ def test_the_gpu_clocks_slack_is_fitted_to_the_calibrations_of_the_machine():
     assert calibration_drift([0.30] * 9) is None  # too few calls to split
     default = SLACKS["gpu_timeline"]
     assert fitted_slack(default, [0.001] * (FITTED_FROM - 1)) == default  # too few calibrations yet
-    quiet, noisy = fitted_slack(default, [0.004] * 30), fitted_slack(default, [0.03] * 30)
+    enough = FITTED_FROM + 10
+    quiet, noisy = fitted_slack(default, [0.004] * enough), fitted_slack(default, [0.03] * enough)
     assert quiet.median == (default.median[0], NOISE_FLOOR_MS) and quiet.mean == (default.mean[0], NOISE_FLOOR_MS)
     assert noisy == default  # never looser than SLACKS, whatever a noisy machine (or a neighbour) does
     assert fitted_slack(default, [0.001] * 90 + [0.0125] * 10).median[1] == pytest.approx(0.025)  # 2x the 95th percentile
