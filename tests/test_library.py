@@ -373,6 +373,27 @@ def test_clock_drift_compares_each_timed_phase_with_its_own_and_the_next_calibra
     assert "all CPUs' time busy: 40.0%-50.0% over 6 phases; the overhead follows it with correlation -1.00" in out
 
 
+def test_twin_clock_tells_a_level_both_twins_share_from_one_each_twin_has_alone():
+    """benchmarks/twin_clock.py: A's overhead less its two B neighbours' mean is narrow when the level
+    belongs to the machine (both twins flip together), as wide as A's own when each twin flips alone."""
+    from conftest import load_benchmark
+
+    twin = load_benchmark("twin_clock")
+
+    def rows(levels):
+        return [{"window": 1.0 + level, "reported": 1.0, "overhead": level, "at": 0.0} for level in levels]
+
+    shared = [0.06 * ((i // 70) % 2) for i in range(500)]
+    alone = [0.06 * ((i // 90) % 2) for i in range(500)]
+    together = twin.report([rows(shared), rows(shared)])
+    assert together["twin_A"]["overhead"]["block_medians_5_95_us"] == pytest.approx(60)
+    assert together["A_minus_B_neighbours"]["block_medians_5_95_us"] == pytest.approx(0)
+    assert together["block_median_correlation"] == pytest.approx(1, abs=0.01)
+    apart = twin.report([rows(shared), rows(alone)])
+    assert apart["A_minus_B_neighbours"]["block_medians_5_95_us"] == pytest.approx(120)
+    assert twin.against_neighbours([0.0, 0.1, 0.0], [0.0, 0.2, 0.0]) == pytest.approx([0.0, -0.1])
+
+
 def test_clock_sensitivity_finds_the_smallest_fake_the_judges_clock_withholds():
     """benchmarks/clock_sensitivity.py replays judge.timing_flags on a record's raw figures with its
     reported times lowered: all calls, or an evenly spread share of them (the mean check's case)."""

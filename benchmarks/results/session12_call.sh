@@ -19,6 +19,10 @@
 # exploit      benchmarks/exploit_suite.py on CUDA, its table and every record it wrote
 # seed:L:FILE... a baseline file of level L merged from the committed ones named (self:...:/tmp/seed_L.json)
 # bench        benchmarks/eval_benchmark.py, one cold pass: the benchmark kernels' verdicts and records
+# twin         benchmarks/twin_clock.py: one process's clock overhead alone, then two processes' in turn
+#              (a matmul call, then a launch-bound one): whether the H200's clock level is the machine's
+# refs:L:A:B  problems A-B of level L as their own candidates, one sample each, no baseline: the judge's
+#              verdicts and withheld times on honest code, as main's judge is now
 # repeat:L:P:N[:K=V,...] problem P of level L as its own candidate, N samples one after another (each
 #              in a fresh sandbox with its own calibration): whether one sample's calibration tracks the
 #              drift of the one before it (benchmarks/clock_drift.py); K=V: eval overrides (an A/B of
@@ -44,6 +48,19 @@ cpus=$!
 { lscpu -e; grep . /sys/devices/system/cpu/cpu*/topology/thread_siblings_list; } > "$out/topology.txt" 2>&1
 trap 'kill $smi $cpus 2> /dev/null' EXIT  # also when an outer `timeout` ends this script
 step() { echo "$(date +%T.%N | cut -c1-12) $*" >> "$out/steps.log"; }
+# self_candidates L A B N DIR: N samples of each of problems A-B of level L, each its reference as its own candidate
+self_candidates() {
+    python3 - "$@" <<'PY'
+import sys
+sys.path.insert(0, "src")
+from kernelbench_verified.problems.load import get_problem, self_candidate
+level, first, last, copies, run = *map(int, sys.argv[1:5]), sys.argv[5]
+for pid in range(first, last + 1):
+    source = self_candidate(get_problem(level, pid).path.read_text())
+    for sample in range(copies):
+        open(f"{run}/level_{level}_problem_{pid}_sample_{sample}_kernel.py", "w").write(source)
+PY
+}
 for spec in "$@"; do
     IFS=: read -r what level first last seed <<< "$spec"
     tag="L${level}_p${first}-${last}"
@@ -111,21 +128,30 @@ for i, source in enumerate(cold_builds.kernel_sources($level)): open(f'/tmp/kbv_
     repeat)
         run=repeat_L${level}_p$first${seed:+_${seed//[=,]/_}}
         rm -rf "/tmp/kbv_repeat/$run" && mkdir -p "/tmp/kbv_repeat/$run"
-        python3 - "$level" "$first" "$last" "/tmp/kbv_repeat/$run" <<'PY'
-import sys
-sys.path.insert(0, "src")
-from kernelbench_verified.problems.load import get_problem, self_candidate
-level, pid, copies, run = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-source = self_candidate(get_problem(level, pid).path.read_text())
-for sample in range(copies):
-    open(f"{run}/level_{level}_problem_{pid}_sample_{sample}_kernel.py", "w").write(source)
-PY
+        self_candidates "$level" "$first" "$first" "$last" "/tmp/kbv_repeat/$run"
         python3 scripts/eval_from_generations.py run_name=$run runs_dir=/tmp/kbv_repeat "level=$level" \
             "num_samples=$last" use_hidden_tests=True "subset=[$first,$first]" ${seed//,/ } > "$out/$run.log" 2>&1
         rc=$?
         for results in "/tmp/kbv_repeat/$run"/eval_results*.json; do  # _hidden unless use_hidden_tests=false
             cp "$results" "$out/${run}_$(basename "$results")"
         done
+        ;;
+    twin)
+        rc=0
+        for arm in "1 matmul" "2 matmul" "2 launches"; do
+            read -r twins call <<< "$arm"
+            timeout 240 python3 benchmarks/twin_clock.py --twins "$twins" --call "$call" \
+                --out "$out/twin_${twins}_$call.json" > "$out/twin_${twins}_$call.log" 2>&1 || rc=$?
+        done
+        ;;
+    refs)
+        run=refs_$tag
+        rm -rf "/tmp/kbv_refs/$run" && mkdir -p "/tmp/kbv_refs/$run"
+        self_candidates "$level" "$first" "$last" 1 "/tmp/kbv_refs/$run"
+        python3 scripts/eval_from_generations.py run_name=$run runs_dir=/tmp/kbv_refs "level=$level" \
+            use_hidden_tests=True "subset=[$first,$last]" > "$out/$run.log" 2>&1
+        rc=$?
+        cp "/tmp/kbv_refs/$run/eval_results_hidden.json" "$out/${run}_eval_results_hidden.json"
         ;;
     seed)
         python3 - "$level" ${spec#seed:*:} > "/tmp/seed_$level.json" <<'PY'
