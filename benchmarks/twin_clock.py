@@ -1,6 +1,7 @@
 """Is the judge's clock level a state of the machine or of one process? Two kernel processes, timed in turn.
 
-    python benchmarks/twin_clock.py [--twins 2] [--call matmul|launches] [--n 2560] [--calls 1000] [--out F]
+    python benchmarks/twin_clock.py [--twins 2] [--call matmul|launches] [--n 2560] [--calls 1000]
+        [--jitter-ms 0] [--out F]
 
 On the H200 a call's overhead on the judge's GPU clock (its window minus the time it reports,
 evaluate/timeline.py) sits at one of two levels ~0.06 ms apart for runs of 40-100 calls, and a
@@ -12,14 +13,19 @@ with a calibration taken before. If each process has its own level, the twins ar
 
 This process plays the judge (TimelineClock, as the judge queues a trial) and each twin a sandbox
 (TimelineSlots and timed_call, as the sandbox times a call), all with the same call; trials go A, B, A,
-B. Prints each twin's overhead spread (sd; its 50-call medians' 5-95 % range) and the same for A's
-overhead minus its two B neighbours' mean: a much narrower spread there means a twin tracks the level.
+B. Prints each twin's overhead spread (sd; its 50-call medians' 5-95 % range; the mean run of calls on
+one side of its median, about 2 for independent calls) and the same for A's overhead minus its two B
+neighbours' mean: a much narrower spread there means a twin tracks the level. `--jitter-ms J` sleeps
+a random 0-J ms before each trial: if the levels are a beat between the trials' cadence and something
+periodic on the machine, they break up into independent calls, whose median holds still.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import random
 import statistics
 import sys
 import time
@@ -79,13 +85,14 @@ def start_twins(count: int, kind: str, n: int, device) -> list:
     return twins
 
 
-def run(count: int, kind: str, n: int, calls: int) -> list[list[dict]]:
+def run(count: int, kind: str, n: int, calls: int, jitter_ms: float = 0.0) -> list[list[dict]]:
     """Each twin's rows {window, reported, overhead, at}, trials alternating between the twins."""
     device = torch.device("cuda", 0)
     twins = start_twins(count, kind, n, device)
     flush, rows = l2_flusher(device), [[] for _ in twins]
     for number in range(1, WARMUP + calls + 1):
         for index, (conn, clock, _) in enumerate(twins):
+            time.sleep(random.uniform(0, jitter_ms) / 1e3)
             window, reported = trial(conn, clock, number, flush)
             if number > WARMUP:
                 rows[index].append({"window": window, "reported": reported, "overhead": window - reported,
@@ -102,11 +109,14 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def spread(values: list[float]) -> dict:
-    """sd of the values and the 5-95 % range of their BLOCK-call medians, in us."""
+    """sd of the values and the 5-95 % range of their BLOCK-call medians, in us; the mean length of
+    runs of values on one side of their median."""
     medians = [statistics.median(values[i:i + BLOCK]) for i in range(0, len(values) - BLOCK + 1, BLOCK)]
+    middle = statistics.median(values)
+    runs = [len(list(run)) for _, run in itertools.groupby(v > middle for v in values)]
     return {"sd_us": statistics.pstdev(values) * 1e3,
             "block_medians_5_95_us": (percentile(medians, 0.95) - percentile(medians, 0.05)) * 1e3,
-            "blocks": len(medians)}
+            "blocks": len(medians), "mean_run": statistics.fmean(runs)}
 
 
 def against_neighbours(a: list[float], b: list[float]) -> list[float]:
@@ -131,11 +141,13 @@ def main() -> None:
     parser.add_argument("--call", choices=("matmul", "launches"), default="matmul")
     parser.add_argument("--n", type=int, default=2560, help="--call matmul: n x n float32 (2560: about 0.7 ms)")
     parser.add_argument("--calls", type=int, default=1000, help="timed calls per twin")
+    parser.add_argument("--jitter-ms", type=float, default=0.0, help="sleep a random 0-J ms before each trial")
     parser.add_argument("--out", type=Path, help="write every row and the figures here (JSON)")
     args = parser.parse_args()
-    rows = run(args.twins, args.call, args.n, args.calls)
+    rows = run(args.twins, args.call, args.n, args.calls, args.jitter_ms)
     figures = report(rows)
-    print(json.dumps({"call": args.call, "n": args.n, "twins": args.twins, **figures}, indent=1))
+    print(json.dumps({"call": args.call, "n": args.n, "twins": args.twins, "jitter_ms": args.jitter_ms, **figures},
+                     indent=1))
     if args.out:
         args.out.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "figures": figures,
                                         "rows": rows}))

@@ -389,6 +389,7 @@ def test_twin_clock_tells_a_level_both_twins_share_from_one_each_twin_has_alone(
     assert together["twin_A"]["overhead"]["block_medians_5_95_us"] == pytest.approx(60)
     assert together["A_minus_B_neighbours"]["block_medians_5_95_us"] == pytest.approx(0)
     assert together["block_median_correlation"] == pytest.approx(1, abs=0.01)
+    assert together["twin_A"]["overhead"]["mean_run"] == pytest.approx(500 / 8)  # seven runs of 70, one of 10
     apart = twin.report([rows(shared), rows(alone)])
     assert apart["A_minus_B_neighbours"]["block_medians_5_95_us"] == pytest.approx(120)
     assert twin.against_neighbours([0.0, 0.1, 0.0], [0.0, 0.2, 0.0]) == pytest.approx([0.0, -0.1])

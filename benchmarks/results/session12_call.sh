@@ -19,8 +19,9 @@
 # exploit      benchmarks/exploit_suite.py on CUDA, its table and every record it wrote
 # seed:L:FILE... a baseline file of level L merged from the committed ones named (self:...:/tmp/seed_L.json)
 # bench        benchmarks/eval_benchmark.py, one cold pass: the benchmark kernels' verdicts and records
-# twin         benchmarks/twin_clock.py: one process's clock overhead alone, then two processes' in turn
-#              (a matmul call, then a launch-bound one): whether the H200's clock level is the machine's
+# twin         benchmarks/twin_clock.py: one process's clock overhead alone, with and without a random
+#              0-3 ms between trials, then two processes' in turn (a matmul call, then a launch-bound
+#              one): whether the H200's clock level is a beat, and whether it is the machine's
 # refs:L:A:B  problems A-B of level L as their own candidates, one sample each, no baseline: the judge's
 #              verdicts and withheld times on honest code, as main's judge is now
 # repeat:L:P:N[:K=V,...] problem P of level L as its own candidate, N samples one after another (each
@@ -138,10 +139,11 @@ for i, source in enumerate(cold_builds.kernel_sources($level)): open(f'/tmp/kbv_
         ;;
     twin)
         rc=0
-        for arm in "1 matmul" "2 matmul" "2 launches"; do
-            read -r twins call <<< "$arm"
-            timeout 240 python3 benchmarks/twin_clock.py --twins "$twins" --call "$call" \
-                --out "$out/twin_${twins}_$call.json" > "$out/twin_${twins}_$call.log" 2>&1 || rc=$?
+        for arm in "1 matmul 0" "1 matmul 3" "2 matmul 0" "2 launches 0"; do
+            read -r twins call jitter <<< "$arm"
+            name=twin_${twins}_${call}_jitter$jitter
+            timeout 240 python3 benchmarks/twin_clock.py --twins "$twins" --call "$call" --jitter-ms "$jitter" \
+                --out "$out/$name.json" > "$out/$name.log" 2>&1 || rc=$?
         done
         ;;
     refs)
