@@ -50,6 +50,7 @@ def test_the_clock_check_can_be_rerun_from_the_recorded_raw_figures(results, key
     assert phases["calibration"][0] < phases["calibration"][1] <= phases["timed"][0] < phases["timed"][1]
     stats = results[key]["runtime_stats"] or metadata["untrusted_runtime_stats"]
     assert len(raw["empty_calls"]) == 20 and all(t >= 0 for t in raw["empty_calls"])
+    assert metadata["reference_peak_bytes"] == 0  # what the reference's calibration took of a GPU: none here
     flags = timing_flags(stats, raw["reported"], raw["waited"], raw["calibration_overhead"], slack=None,
                          empty_calls=raw["empty_calls"])
     assert [f.split(":")[0] for f in flags] == [f.split(":")[0] for f in metadata["integrity"]]
@@ -324,3 +325,31 @@ def test_running_out_of_memory_in_the_harness_buffers_is_a_harness_error():
         outcomes[op] = (failed.value.status, failed.value.details["error"])
     assert outcomes["alloc"][0] == "harness_error" and "buffers for the inputs did not fit" in outcomes["alloc"][1]
     assert outcomes["call"] == ("out_of_memory", message["message"])
+
+
+@pytest.mark.parametrize("judge_gib, status", [(57, "harness_error"), (40, "out_of_memory")])
+def test_a_kernel_out_of_memory_where_the_reference_would_not_fit_beside_the_judge_is_a_harness_error(
+        judge_gib, status):
+    """On an 80 GB H100 the honest L1/38 ran out of memory in its timed phase while the judge held 57 GiB
+    (session 26): the reference, which took 25 GiB in its calibration in the same sandbox, would not have
+    fit either, so the harness is to blame. With the judge holding 40 GiB it would have, and the same
+    report stays the kernel's. Only the judge's own figures decide, not the error's text."""
+    from types import SimpleNamespace
+
+    from kernelbench_verified.evaluate.judge import Conversation, SampleFailed
+
+    gib = 1 << 30
+    judge = SimpleNamespace(device="cuda:0", memory_held=lambda: (judge_gib * gib, 79 * gib))
+    conversation = Conversation(judge, {}, SimpleNamespace(channel=None), 0.0, {"compiled": True})
+    conversation.reference_peak, conversation.last_op = 25 * gib, "trial"
+    text = "CUDA out of memory. GPU 0 has a total capacity of 999 GiB of which 998 GiB is free."
+    with pytest.raises(SampleFailed) as failed:
+        conversation.fail_from({"event": "error", "status": "out_of_memory", "message": text})
+    assert failed.value.status == status
+    if status == "harness_error":
+        assert failed.value.details["error"].startswith("the reference needs 25.0 GiB in its process and the "
+                                                        "judge holds 57.0 GiB, more than the GPU's 79.0 GiB")
+    conversation.reference_peak = None  # no calibration (warm-up jobs): the kernel's report stands
+    with pytest.raises(SampleFailed) as failed:
+        conversation.fail_from({"event": "error", "status": "out_of_memory", "message": text})
+    assert failed.value.status == "out_of_memory"

@@ -256,6 +256,13 @@ class Judge:
             record["gpu_pci_address"] = pci_address(self.device)
         return record
 
+    def memory_held(self) -> tuple[int, int]:
+        """(GPU bytes this judge's allocator holds, the GPU's total): what the judge knows of the GPU's
+        memory without asking the kernel's process."""
+        if self.device.type != "cuda":
+            return 0, 1 << 62
+        return torch.cuda.memory_reserved(self.device), torch.cuda.get_device_properties(self.device).total_memory
+
     def clock_slack(self, name: str) -> ClockSlack:
         """The slack of clock `name` on this machine: fitted to its calibrations where it can be."""
         return fitted_slack(SLACKS[name], self.calibration_drifts) if name in FITTED_CLOCKS else SLACKS[name]
@@ -373,6 +380,7 @@ class Conversation:
         self.last_op = None  # the judge's last request: what a reported failure answers
         self.calibration = Trials()  # the reference's calibration trials (calibrate)
         self.empty_calls: list[float] = []  # calls of no work timed before the kernel loaded (calibrate)
+        self.reference_peak: int | None = None  # GPU bytes the reference's calibration took in the sandbox
 
     # ------------------------------------------------------------ messages
 
@@ -410,7 +418,21 @@ class Conversation:
         if status == "out_of_memory" and self.last_op in ("alloc", "timing"):
             raise SampleFailed("harness_error", compiled=compiled, error="the harness's buffers for the inputs did "
                                f"not fit in GPU memory beside the kernel's process: {details['error'][:3000]}")
+        if status == "out_of_memory" and (crowded := self.reference_crowded_out()):
+            raise SampleFailed("harness_error", compiled=compiled, error=f"{crowded}: {details['error'][:3000]}")
         raise SampleFailed(status, compiled=compiled, **details)
+
+    def reference_crowded_out(self) -> str | None:
+        """Why a kernel that ran out of GPU memory is not to blame, or None: the reference itself, as its
+        calibration in this sandbox measured it, would not have fit beside what the judge holds now. Only
+        the judge's own figures count (the kernel's error text could say anything)."""
+        if self.reference_peak is None:
+            return None
+        held, total = self.judge.memory_held()
+        if held + self.reference_peak <= total:
+            return None
+        return (f"the reference needs {self.reference_peak / 2**30:.1f} GiB in its process and the judge holds "
+                f"{held / 2**30:.1f} GiB, more than the GPU's {total / 2**30:.1f} GiB together")
 
     def post(self, message: dict, payload: bytes = b"") -> None:
         """Write to the sandbox, within the sample's deadline even if it stops reading."""
@@ -513,11 +535,16 @@ class Conversation:
 
     def expect_empty_calls(self) -> list[float]:
         """The times of calls of no work the sandbox took after "load" and before it loads the kernel
-        (sandbox.empty_call_times), so still its own: the floor under any honest call's time."""
-        times = self.expect("empty_calls").get("ms")
+        (sandbox.empty_call_times), so still its own: the floor under any honest call's time. The same
+        message gives the GPU memory the reference's calibration took there (self.reference_peak)."""
+        message = self.expect("empty_calls")
+        times, peak = message.get("ms"), message.get("reference_peak_bytes")
         if (not isinstance(times, list) or not 0 < len(times) <= 100
                 or not all(isinstance(t, (int, float)) and not isinstance(t, bool) and 0 <= t < 1e4 for t in times)):
             raise SampleFailed("harness_error", error=f"empty calls timed as {str(times)[:80]!r}")
+        if not isinstance(peak, int) or isinstance(peak, bool) or not 0 <= peak < 1 << 50:
+            raise SampleFailed("harness_error", error=f"the reference's memory measured as {str(peak)[:40]!r}")
+        self.reference_peak = self.record["reference_peak_bytes"] = peak
         return [float(t) for t in times]
 
     def request(self, op: str, values: list, **fields) -> list:

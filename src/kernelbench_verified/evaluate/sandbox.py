@@ -238,12 +238,15 @@ def calibrate(job: dict, channel: Channel, device: torch.device) -> None:
     session = Session(job, channel, model)
     if serve(session, ("alloc", "timing", "arm", "trial"), until="load") != "load":
         raise RuntimeError("the judge's calibration did not end with load")
+    # The most GPU memory the reference's calibration took in this process, still the harness's own: the
+    # judge's measure of what the problem needs, when a kernel later runs out of memory beside it.
+    peak = torch.cuda.max_memory_reserved(device) if device.type == "cuda" else 0
     session.buffers = session.buffers_given = []
     session.timeline = None
     if device.type == "cuda":
         release_exports([])
         torch.cuda.empty_cache()
-    channel.send({"event": "empty_calls", "ms": empty_call_times(device)})
+    channel.send({"event": "empty_calls", "ms": empty_call_times(device), "reference_peak_bytes": peak})
 
 
 def empty_call_times(device: torch.device) -> list[float]:
