@@ -37,6 +37,7 @@ import torch.multiprocessing as mp
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from clock_sensitivity import quantile  # noqa: E402
 from gpu_clock import make_call  # noqa: E402
 from kernelbench_verified.evaluate.timeline import TimelineClock, TimelineSlots  # noqa: E402
 from kernelbench_verified.measure.timing import TrialTools, l2_flusher  # noqa: E402
@@ -103,19 +104,17 @@ def run(count: int, kind: str, n: int, calls: int, jitter_ms: float = 0.0) -> li
     return rows
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+def block_medians(values: list[float]) -> list[float]:
+    return [statistics.median(values[i:i + BLOCK]) for i in range(0, len(values) - BLOCK + 1, BLOCK)]
 
 
 def spread(values: list[float]) -> dict:
     """sd of the values and the 5-95 % range of their BLOCK-call medians, in us; the mean length of
     runs of values on one side of their median."""
-    medians = [statistics.median(values[i:i + BLOCK]) for i in range(0, len(values) - BLOCK + 1, BLOCK)]
-    middle = statistics.median(values)
+    medians, middle = block_medians(values), statistics.median(values)
     runs = [len(list(run)) for _, run in itertools.groupby(v > middle for v in values)]
     return {"sd_us": statistics.pstdev(values) * 1e3,
-            "block_medians_5_95_us": (percentile(medians, 0.95) - percentile(medians, 0.05)) * 1e3,
+            "block_medians_5_95_us": (quantile(medians, 0.95) - quantile(medians, 0.05)) * 1e3,
             "blocks": len(medians), "mean_run": statistics.fmean(runs)}
 
 
@@ -130,8 +129,7 @@ def report(rows: list[list[dict]]) -> dict:
                                    "overhead": spread(overheads[i])} for i, twin_rows in enumerate(rows)}
     if len(rows) == 2:
         figures["A_minus_B_neighbours"] = spread(against_neighbours(*overheads))
-        figures["block_median_correlation"] = statistics.correlation(
-            *([statistics.median(o[i:i + BLOCK]) for i in range(0, len(o) - BLOCK + 1, BLOCK)] for o in overheads))
+        figures["block_median_correlation"] = statistics.correlation(*map(block_medians, overheads))
     return figures
 
 
