@@ -161,7 +161,7 @@ class Session:
     def call(self, message: dict) -> None:
         inputs = self._inputs(message)
         _seed_rng(message)
-        watch = integrity.CallWatch(inputs)
+        watch = integrity.CallWatch()
         with torch.no_grad():
             outputs = _flatten(self.model(*inputs))
         if self.device.type == "cuda":
