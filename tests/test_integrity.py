@@ -293,6 +293,41 @@ def test_output_replay_is_caught_by_an_audited_timed_call(results):
     assert all(c["passed"] for c in record["metadata"]["cases"])  # it passed every correctness case
 
 
+def test_each_audit_frees_its_copy_and_reference_outputs_before_the_next_runs():
+    """An 80 GB H100 had no room for L1/34's second audit (7 GiB outputs, session 26): at each
+    reference run of an audit, only the copies still to audit may be alive, none of an earlier audit's."""
+    import weakref
+    from types import SimpleNamespace
+
+    from kernelbench_verified.evaluate.judge import Conversation
+
+    def output(trial):
+        return [torch.full((4,), float(trial))]
+
+    kept = {trial: output(trial) for trial in range(12)}
+    copies = {trial: weakref.ref(value[0]) for trial, value in kept.items()}
+    references, alive_at_runs = [], []
+
+    def run(case, inputs):
+        alive_at_runs.append(({t for t, ref in copies.items() if ref() is not None},
+                              sum(ref() is not None for ref in references)))
+        outputs = output(int(case.name.removeprefix("timed_")))
+        references.append(weakref.ref(outputs[0]))
+        return outputs
+
+    conversation = Conversation.__new__(Conversation)
+    conversation.job = {"cases": [{"scale": 1.0}, {"scale": 2.0}], "input_salt": "ab"}
+    conversation.judge = SimpleNamespace(references=SimpleNamespace(run=run, inputs=lambda case: []),
+                                         settings={"atol": 1e-3, "rtol": 1e-3})
+    conversation.record = {}
+    conversation.audit(kept)
+    audited = [check["timed_trial"] for check in conversation.record["timed_checks"]]
+    assert len(audited) == NUM_AUDITS and all(c["passed"] for c in conversation.record["timed_checks"])
+    assert kept == {}
+    for index, (alive, references_alive) in enumerate(alive_at_runs):
+        assert alive == set(audited[index:]) and references_alive == 0
+
+
 def test_run_fingerprint_is_written_and_checked_against_a_baseline(tmp_path, capsys):
     run_dir = make_run(tmp_path, "fp", {(1, 0): "relu_correct"})
     baseline = tmp_path / "baseline_time_torch_tf32.json"

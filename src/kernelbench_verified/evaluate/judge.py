@@ -810,26 +810,34 @@ class Conversation:
     def audit(self, kept: dict) -> None:
         """Compare timed outputs chosen now, after the timed phase, with the reference: one call of each
         input scale the timed calls used (so a shortcut right on one distribution only is caught), then
-        random others up to NUM_AUDITS."""
-        refs, rng = self.judge.references, secrets.SystemRandom()
+        random others up to NUM_AUDITS. Takes the copies out of `kept` as it goes."""
+        rng = secrets.SystemRandom()
         by_scale: dict[float, list] = {}
         for trial in kept:
             by_scale.setdefault(self.timing_case(trial).scale, []).append(trial)
         chosen = {rng.choice(trials) for trials in by_scale.values()}
         rest = [t for t in kept if t not in chosen]
         chosen |= set(rng.sample(rest, max(0, min(len(rest), NUM_AUDITS - len(chosen)))))
-        chosen = sorted(chosen)
-        for trial in chosen:
-            case = self.timing_case(trial)
-            try:
-                expected = refs.run(case, refs.inputs(case))
-            except ReferenceError as exc:
-                raise SampleFailed("harness_error", failed_case=case.name, error=str(exc)) from None
-            verdict = compare_outputs(expected, kept[trial], self.judge.settings["atol"], self.judge.settings["rtol"])
-            verdict.update(case=f"timed_call_{trial}", timed_trial=trial)
-            self.record.setdefault("timed_checks", []).append(verdict)
-            if not verdict["passed"]:
-                raise SampleFailed("incorrect", failed_case=f"timed_call_{trial}")
+        for trial in rest:
+            if trial not in chosen:
+                del kept[trial]
+        for trial in sorted(chosen):
+            self.audit_call(trial, kept.pop(trial))
+
+    def audit_call(self, trial: int, copy: list) -> None:
+        """One audit. Its reference outputs and the kernel's copy are gone before the next one runs: on an
+        80 GB H100 the kept copies and the last audit's outputs, 7 GiB each for L1/34, left no room beside
+        the sandbox for the next audit's (session 26)."""
+        refs, case = self.judge.references, self.timing_case(trial)
+        try:
+            expected = refs.run(case, refs.inputs(case))
+        except ReferenceError as exc:
+            raise SampleFailed("harness_error", failed_case=case.name, error=str(exc)) from None
+        verdict = compare_outputs(expected, copy, self.judge.settings["atol"], self.judge.settings["rtol"])
+        verdict.update(case=f"timed_call_{trial}", timed_trial=trial)
+        self.record.setdefault("timed_checks", []).append(verdict)
+        if not verdict["passed"]:
+            raise SampleFailed("incorrect", failed_case=f"timed_call_{trial}")
 
 
 def give_back_memory(device: torch.device) -> None:
