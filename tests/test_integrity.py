@@ -328,6 +328,20 @@ def test_each_audit_frees_its_copy_and_reference_outputs_before_the_next_runs():
         assert alive == set(audited[index:]) and references_alive == 0
 
 
+def test_the_judge_names_the_large_tensors_it_holds_for_an_out_of_memory_record():
+    """When the judge's own process runs out of GPU memory the record lists what it held (L1/34 on an
+    80 GB H100 held seven tensors of 7 GiB, two of them unaccounted for): one entry per storage, named
+    by its widest view, none under the threshold."""
+    from kernelbench_verified.evaluate.judge import large_tensors
+
+    held = torch.zeros(1031, 1021, dtype=torch.float64)
+    view, small = held[:3], torch.zeros(1031, dtype=torch.float64)
+    found = large_tensors(torch.device("cpu"), min_bytes=1 << 23)
+    assert [t for t in found if t["shape"][:1] in ([1031], [3])] == [
+        {"bytes": held.nbytes, "shape": [1031, 1021], "dtype": "float64"}]
+    assert all(t["bytes"] >= 1 << 23 for t in found) and view.numel() and small.numel()
+
+
 def test_run_fingerprint_is_written_and_checked_against_a_baseline(tmp_path, capsys):
     run_dir = make_run(tmp_path, "fp", {(1, 0): "relu_correct"})
     baseline = tmp_path / "baseline_time_torch_tf32.json"

@@ -11,6 +11,7 @@ process reaches the reference, the comparison or the record.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import os
@@ -345,7 +346,8 @@ class Judge:
             record.update(eval_status="protocol_violation", error=str(exc)[:2000])
         except torch.OutOfMemoryError as exc:  # the judge's own inputs or references: never the kernel's failure
             record.update(eval_status="harness_error", error="the judge's own copy of the inputs or references did "
-                          f"not fit in GPU memory beside the kernel's process: {str(exc)[:1500]}")
+                          f"not fit in GPU memory beside the kernel's process: {str(exc)[:1500]}",
+                          judge_tensors=large_tensors(self.device))
         except (ChannelClosed, BrokenPipeError) as exc:
             code = _wait(sandbox.process, 5)
             try:  # a sandbox that reported its own failure and exited before the judge read it
@@ -838,6 +840,25 @@ class Conversation:
         self.record.setdefault("timed_checks", []).append(verdict)
         if not verdict["passed"]:
             raise SampleFailed("incorrect", failed_case=f"timed_call_{trial}")
+
+
+def large_tensors(device: torch.device, min_bytes: int = 1 << 28) -> list[dict]:
+    """The judge's live tensors on `device` of at least `min_bytes`, one entry per storage, largest
+    first: what held its memory when it ran out (on an 80 GB H100 seven 7 GiB tensors for L1/34,
+    session 27, of which the code accounts for five)."""
+    def on_device(obj) -> bool:
+        return (issubclass(type(obj), torch.Tensor) and obj.layout == torch.strided and obj.device.type == device.type
+                and device.index in (None, obj.device.index))
+
+    storages = {}
+    for obj in gc.get_objects():
+        if on_device(obj) and obj.untyped_storage().nbytes() >= min_bytes:
+            storage, seen = obj.untyped_storage(), storages.get(obj.untyped_storage().data_ptr())
+            if seen is None or obj.numel() > seen["numel"]:  # a storage's widest view names it
+                storages[storage.data_ptr()] = {"bytes": storage.nbytes(), "shape": list(obj.shape),
+                                                "dtype": str(obj.dtype).removeprefix("torch."), "numel": obj.numel()}
+    found = sorted(storages.values(), key=lambda t: -t["bytes"])[:40]
+    return [{key: t[key] for key in ("bytes", "shape", "dtype")} for t in found]
 
 
 def give_back_memory(device: torch.device) -> None:
