@@ -15,7 +15,7 @@ from kernelbench_verified.evaluate import build
 from kernelbench_verified.evaluate.build import arch_list, build_key, compiler_versions, trim_compiler_output
 from kernelbench_verified.evaluate.launch import BUILD_NICE, build_cpus, cpu_placement, lower_build_priority
 from kernelbench_verified.config import child_visible_devices, load_config, perf_trials, trials_by_level
-from kernelbench_verified.measure.correctness import compare_outputs
+from kernelbench_verified.measure.correctness import ReferenceError, check_reference, compare_outputs
 from kernelbench_verified.errors import UserError
 from kernelbench_verified.problems.hidden_generate import generate_hidden_tests
 from kernelbench_verified.problems.inputs import case_inputs, correctness_cases, scale_inputs
@@ -88,6 +88,11 @@ def test_comparison_figures_rejudge_any_tolerance_and_do_not_depend_on_chunking(
     assert nan["tolerance_needed"] == math.inf and nan["nonfinite"] == 1
     # Over several outputs the case needs the largest tolerance any of them needs.
     assert compare_outputs([ref, ref], [ref, out], 1e-2, 1e-2)["tolerance_needed"] == close(needed)
+    # A reference's NaN or Inf is found in any chunk, the last one too.
+    check_reference([ref, torch.tensor([1.0, 2.0])])
+    for bad in (math.nan, math.inf):
+        with pytest.raises(ReferenceError, match="output 1 contains NaN or Inf"):
+            check_reference([ref, torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, bad])])
 
 
 def test_problem_listing_errors(tmp_path):

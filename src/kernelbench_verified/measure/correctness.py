@@ -13,8 +13,16 @@ class ReferenceError(Exception):
 
 def check_reference(outputs: list) -> None:
     for i, ref in enumerate(outputs):
-        if isinstance(ref, torch.Tensor) and ref.is_floating_point() and not bool(torch.isfinite(ref).all()):
+        if isinstance(ref, torch.Tensor) and ref.is_floating_point() and not _all_finite(ref):
             raise ReferenceError(f"reference output {i} contains NaN or Inf")
+
+
+def _all_finite(tensor: torch.Tensor) -> bool:
+    """Chunk by chunk (CHUNK_ELEMENTS): a mask of a whole 8 GiB output took 2 GiB the judge did not have
+    beside the sandbox on an 80 GB H100 (L1/87, session 27)."""
+    flat = tensor.reshape(-1)  # a view of a contiguous output
+    return all(bool(torch.isfinite(flat[start:start + CHUNK_ELEMENTS]).all())
+               for start in range(0, flat.numel(), CHUNK_ELEMENTS))
 
 
 def compare_tensor(ref: torch.Tensor, out: torch.Tensor, atol: float, rtol: float) -> dict:
