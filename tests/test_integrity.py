@@ -330,7 +330,7 @@ def test_each_audit_frees_its_copy_and_reference_outputs_before_the_next_runs():
 
 def test_the_judge_names_the_large_tensors_it_holds_for_an_out_of_memory_record():
     """When the judge's own process runs out of GPU memory the record lists what it held (L1/34 on an
-    80 GB H100 held seven tensors of 7 GiB, two of them unaccounted for): one entry per storage, named
+    80 GB H100 held seven tensors of 7 GiB, one of them unaccounted for): one entry per storage, named
     by its widest view, none under the threshold."""
     from kernelbench_verified.evaluate.judge import large_tensors
 

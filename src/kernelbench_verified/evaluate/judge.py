@@ -845,7 +845,7 @@ class Conversation:
 def large_tensors(device: torch.device, min_bytes: int = 1 << 28) -> list[dict]:
     """The judge's live tensors on `device` of at least `min_bytes`, one entry per storage, largest
     first: what held its memory when it ran out (on an 80 GB H100 seven 7 GiB tensors for L1/34,
-    session 27, of which the code accounts for five)."""
+    session 27, of which the code accounts for six)."""
     def on_device(obj) -> bool:
         return (issubclass(type(obj), torch.Tensor) and obj.layout == torch.strided and obj.device.type == device.type
                 and device.index in (None, obj.device.index))
