@@ -294,7 +294,7 @@ def test_output_replay_is_caught_by_an_audited_timed_call(results):
 
 
 def test_each_audit_frees_its_copy_and_reference_outputs_before_the_next_runs():
-    """An 80 GB H100 had no room for L1/34's second audit (7 GiB outputs, session 26): at each
+    """An 80 GB H100 had no room for L1/34's second audit (7 GiB outputs, session 27): at each
     reference run of an audit, only the copies still to audit may be alive, none of an earlier audit's."""
     import weakref
     from types import SimpleNamespace

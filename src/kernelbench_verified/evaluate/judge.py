@@ -820,16 +820,15 @@ class Conversation:
         chosen = {rng.choice(trials) for trials in by_scale.values()}
         rest = [t for t in kept if t not in chosen]
         chosen |= set(rng.sample(rest, max(0, min(len(rest), NUM_AUDITS - len(chosen)))))
-        for trial in rest:
-            if trial not in chosen:
-                del kept[trial]
+        for trial in set(kept) - chosen:
+            del kept[trial]
         for trial in sorted(chosen):
             self.audit_call(trial, kept.pop(trial))
 
     def audit_call(self, trial: int, copy: list) -> None:
         """One audit. Its reference outputs and the kernel's copy are gone before the next one runs: on an
         80 GB H100 the kept copies and the last audit's outputs, 7 GiB each for L1/34, left no room beside
-        the sandbox for the next audit's (session 26)."""
+        the sandbox for the next audit's (session 27)."""
         refs, case = self.judge.references, self.timing_case(trial)
         try:
             expected = refs.run(case, refs.inputs(case))
@@ -850,15 +849,14 @@ def large_tensors(device: torch.device, min_bytes: int = 1 << 28) -> list[dict]:
         return (issubclass(type(obj), torch.Tensor) and obj.layout == torch.strided and obj.device.type == device.type
                 and device.index in (None, obj.device.index))
 
-    storages = {}
+    widest = {}  # storage address: (elements of its widest view, entry)
     for obj in gc.get_objects():
-        if on_device(obj) and obj.untyped_storage().nbytes() >= min_bytes:
-            storage, seen = obj.untyped_storage(), storages.get(obj.untyped_storage().data_ptr())
-            if seen is None or obj.numel() > seen["numel"]:  # a storage's widest view names it
-                storages[storage.data_ptr()] = {"bytes": storage.nbytes(), "shape": list(obj.shape),
-                                                "dtype": str(obj.dtype).removeprefix("torch."), "numel": obj.numel()}
-    found = sorted(storages.values(), key=lambda t: -t["bytes"])[:40]
-    return [{key: t[key] for key in ("bytes", "shape", "dtype")} for t in found]
+        if not on_device(obj) or (storage := obj.untyped_storage()).nbytes() < min_bytes:
+            continue
+        if obj.numel() > widest.get(storage.data_ptr(), (-1, None))[0]:  # a storage's widest view names it
+            widest[storage.data_ptr()] = (obj.numel(), {"bytes": storage.nbytes(), "shape": list(obj.shape),
+                                                        "dtype": str(obj.dtype).removeprefix("torch.")})
+    return sorted((entry for _, entry in widest.values()), key=lambda t: -t["bytes"])[:40]
 
 
 def give_back_memory(device: torch.device) -> None:
