@@ -328,6 +328,27 @@ def test_each_audit_frees_its_copy_and_reference_outputs_before_the_next_runs():
         assert alive == set(audited[index:]) and references_alive == 0
 
 
+def test_the_timed_phase_knows_the_outputs_shapes_without_holding_an_output():
+    """L1/38 on an 80 GB H100 (session 28): the timed phase held a whole reference output (8 GiB) only
+    for its shapes, and the kernel's process had no room left. With no budget to keep outputs, the
+    reference runs once for a case's outline, which holds one element per output."""
+    from kernelbench_verified.evaluate.judge import References
+    from kernelbench_verified.problems.inputs import Case
+
+    refs, runs, case = References(budget_bytes=0), [], Case("timed_0", 7)
+    refs.reset("key", None, None, {"precision": "fp32"}, torch.device("cpu"))
+    refs.inputs = lambda case: []
+    refs.run = lambda case, inputs: runs.append(case.name) or [torch.ones(256, 64, dtype=torch.float64).t(), 3]
+    outline = refs.outline(case)
+    assert refs.outline(case) is outline and runs == ["timed_0"]
+    assert outline[0].shape == (64, 256) and outline[0].dtype == torch.float64 and outline[1] == 3
+    assert outline[0].nbytes == 64 * 256 * 8 and outline[0].untyped_storage().nbytes() == 8
+    assert torch.empty_like(outline[0]).is_contiguous()
+    refs.get(case)
+    refs.outline(case)
+    assert runs == ["timed_0", "timed_0"]  # nothing kept: get runs it again, the outline does not
+
+
 def test_the_judge_names_the_large_tensors_it_holds_for_an_out_of_memory_record():
     """When the judge's own process runs out of GPU memory the record lists what it held (L1/34 on an
     80 GB H100 held seven tensors of 7 GiB, one of them unaccounted for): one entry per storage, named
