@@ -12,7 +12,6 @@ mean slowdown: whether a busy neighbour of the timed CPU slows the calls timed o
 """
 
 import argparse
-import json
 import statistics
 import sys
 from pathlib import Path
@@ -20,6 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from clock_drift import cpu_busy, read_cpu_log  # noqa: E402
 from self_speedup import STEADY_CV  # noqa: E402
+
+from kernelbench_verified.results import read_json  # noqa: E402
 
 BUSY = 0.5
 
@@ -59,7 +60,7 @@ def main() -> None:
     parser.add_argument("results", type=Path, nargs="+")
     parser.add_argument("--cpu-log", type=Path, required=True)
     args = parser.parse_args()
-    found = slowdowns([json.loads(path.read_text()) for path in args.results], read_cpu_log(args.cpu_log))
+    found = slowdowns([read_json(path, "results file") for path in args.results], read_cpu_log(args.cpu_log))
     for busy, name in ((True, "a neighbour of the timed CPU busy"), (False, "neither neighbour busy")):
         values = found[busy]
         figures = (f"median slowdown {statistics.median(values):.3f}, mean {statistics.fmean(values):.3f}"

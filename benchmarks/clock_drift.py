@@ -25,10 +25,12 @@ calls' median overhead (T) and its own calibration's (C). Prints per file:
 import argparse
 import bisect
 import gzip
-import json
 import statistics
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+from kernelbench_verified.results import read_json  # noqa: E402
 
 
 def phases(records: dict, what: str = "overhead") -> list[tuple[list, list]]:
@@ -117,7 +119,7 @@ def gaps(samples: list[tuple[list, list]]) -> dict[str, list]:
 
 
 def report(path: Path, cpu_log: list | None = None) -> None:
-    records = json.loads(path.read_text())
+    records = read_json(path, "results file")
     samples = phases(records)
     if len(samples) < 3:
         sys.exit(f"{path}: {len(samples)} correct samples with the judge's raw figures; need 3 or more")

@@ -26,8 +26,6 @@ on it as it stands (to replay an exploit-suite run's records at another slack).
 
 import argparse
 import collections
-import gzip
-import json
 import math
 import statistics
 import sys
@@ -36,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from kernelbench_verified.results import read_json  # noqa: E402
 from kernelbench_verified.evaluate.judge import (FITTED_CLOCKS, FITTED_OVER, SLACKS, ClockSlack,  # noqa: E402
                                                  calibration_drift, fitted_slack, timing_flags)
 
@@ -160,7 +159,7 @@ def main() -> None:
     parser.add_argument("--share", type=float, default=1.0, help="the share of the calls a kernel fakes")
     parser.add_argument("--each", action="store_true", help="list every record's gaps and flags under the rule")
     args = parser.parse_args()
-    records = [r for path in args.results for r in honest_timed(load(path)) if args.clock in (None, clock_of(r))]
+    records = [r for path in args.results for r in honest_timed(read_json(path, "results file")) if args.clock in (None, clock_of(r))]
     if not records:
         sys.exit("no correct CUDA-timed records with the judge's clock figures in these files")
     slack = ClockSlack(tuple(args.slack[:2]), tuple(args.slack[2:])) if args.slack else None
@@ -194,11 +193,6 @@ def main() -> None:
     if args.each:
         for record in records:
             print(each(record, slack))
-
-
-def load(path: Path) -> dict:
-    """A results file, gzipped (the exploit suite's committed records) or not."""
-    return json.loads(gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_text())
 
 
 def each(record: dict, slack: ClockSlack | None) -> str:

@@ -11,14 +11,13 @@ the empty calls' spread over every record.
 """
 
 import argparse
-import gzip
-import json
 import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from kernelbench_verified.results import read_json  # noqa: E402
 from kernelbench_verified.evaluate.judge import EMPTY_CALL_FLOOR, timing_flags  # noqa: E402
 
 
@@ -43,7 +42,7 @@ def main() -> None:
     print(f"floor: a median call under {EMPTY_CALL_FLOOR:g} of the fastest empty call")
     empties = []
     for path in args.results:
-        records = json.loads(gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_text())
+        records = read_json(path, "results file")
         rows = floor_rows(records)
         withheld = [key for _, key, hit in rows if hit]
         lowest = ", ".join(f"{key} {ratio:.2f}" for ratio, key, _ in [r for r in rows if not r[2]][:3])

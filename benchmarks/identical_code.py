@@ -12,7 +12,6 @@ identical code reached: that is not a measured speedup.
 
 import argparse
 import collections
-import json
 import os
 import sys
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 from kernelbench_verified.problems.load import get_problem  # noqa: E402
-from kernelbench_verified.results import write_json_atomic  # noqa: E402
+from kernelbench_verified.results import read_json, write_json_atomic  # noqa: E402
 
 
 def level_and_pid(key: str) -> tuple[int, int]:
@@ -33,7 +32,7 @@ def collect(paths: list[Path]) -> dict:
     """{"L3/9": [speedup, ...]} over the given self_speedup outputs, in their order."""
     speedups: dict[str, list[float]] = {}
     for path in paths:
-        found = json.loads(path.read_text()).get("speedups")
+        found = read_json(path, "self_speedup output").get("speedups")
         if not isinstance(found, dict):
             raise SystemExit(f"{path}: no 'speedups' in it; give benchmarks/self_speedup.py's --out files")
         for problem, value in found.items():

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from kernelbench_verified.problems.load import list_problems, self_candidate  # noqa: E402
+from kernelbench_verified.results import read_json  # noqa: E402
 
 MODE = "baseline_time_torch"
 
@@ -138,9 +139,9 @@ def from_records(pairs: list[str], problems_dir) -> dict:
     result = {"levels": {}, "rejected": [], "withheld": []}
     for pair in pairs:
         records_path, baseline_path = pair.split(":")
-        records = json.loads(Path(records_path).read_text())
+        records = read_json(records_path, "records file")
         level, = {int(r["level"]) for r in records.values()}
-        baseline = json.loads(Path(baseline_path).read_text()).get(f"level{level}", {})
+        baseline = read_json(baseline_path, "baseline file").get(f"level{level}", {})
         pids = {int(r["problem_id"]) for r in records.values()}
         add_level(result, level, records, baseline, [p for p in list_problems(level, problems_dir) if p.pid in pids])
     return result

@@ -3,6 +3,7 @@
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -20,7 +21,7 @@ from kernelbench_verified.errors import UserError
 from kernelbench_verified.problems.hidden_generate import generate_hidden_tests
 from kernelbench_verified.problems.inputs import case_inputs, correctness_cases, scale_inputs
 from kernelbench_verified.problems.load import list_problems, load_module
-from kernelbench_verified.results import write_json_atomic
+from kernelbench_verified.results import read_json, write_json_atomic
 
 
 def test_arch_names_and_capabilities():
@@ -146,6 +147,22 @@ def test_atomic_write_leaves_old_file_on_failure(tmp_path):
         write_json_atomic(path, {"a": object()})
     assert json.loads(path.read_text()) == {"a": 1}
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_gzipped_records_read_as_they_are_and_a_broken_one_is_a_clear_error(tmp_path):
+    """The records committed under benchmarks/results are gzipped; every script reads them through
+    read_json, and a truncated one names itself instead of raising a traceback."""
+    import gzip
+
+    records = {"1_0": {"eval_status": "correct", "runtime": 0.5}}
+    packed = gzip.compress(json.dumps(records).encode())
+    (tmp_path / "r.json.gz").write_bytes(packed)
+    assert read_json(tmp_path / "r.json.gz") == records
+    (tmp_path / "cut.json.gz").write_bytes(packed[:-9])
+    (tmp_path / "plain.json.gz").write_text(json.dumps(records))
+    for name in ("cut.json.gz", "plain.json.gz"):
+        with pytest.raises(UserError, match=re.escape(f"records {tmp_path / name} is not valid JSON")):
+            read_json(tmp_path / name, "records")
 
 
 def test_judges_bind_to_the_gpus_the_user_made_visible(monkeypatch):

@@ -7,6 +7,7 @@ runtime, runtime_stats, peak_memory, memory_stats) and adds ours beside them.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import tempfile
@@ -41,12 +42,13 @@ def write_json_atomic(path: str | Path, data) -> None:
 
 
 def read_json(path: str | Path, what: str = "JSON file"):
+    """A JSON file, or a gzipped one (`.gz`: the committed measurement records under benchmarks/results)."""
     path = Path(path)
     try:
-        return json.loads(path.read_text())
+        return json.loads(gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_text())
     except FileNotFoundError:
         raise UserError(f"{what} {path} not found") from None
-    except ValueError as exc:
+    except (ValueError, gzip.BadGzipFile, EOFError) as exc:
         raise UserError(f"{what} {path} is not valid JSON ({exc}); fix or move it, nothing was changed") from None
 
 
