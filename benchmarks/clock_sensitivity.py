@@ -34,9 +34,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from kernelbench_verified.results import read_json  # noqa: E402
 from kernelbench_verified.evaluate.judge import (FITTED_CLOCKS, FITTED_OVER, SLACKS, ClockSlack,  # noqa: E402
                                                  calibration_drift, fitted_slack, timing_flags)
+from kernelbench_verified.results import read_json  # noqa: E402
 
 FAKES = [f / 100 for f in range(0, 100)]
 BUCKETS_MS = [(0, 0.1), (0.1, 0.5), (0.5, 1), (1, 2), (2, 5), (5, 10), (10, math.inf)]
@@ -159,7 +159,8 @@ def main() -> None:
     parser.add_argument("--share", type=float, default=1.0, help="the share of the calls a kernel fakes")
     parser.add_argument("--each", action="store_true", help="list every record's gaps and flags under the rule")
     args = parser.parse_args()
-    records = [r for path in args.results for r in honest_timed(read_json(path, "results file")) if args.clock in (None, clock_of(r))]
+    records = [r for path in args.results for r in honest_timed(read_json(path, "results file"))
+               if args.clock in (None, clock_of(r))]
     if not records:
         sys.exit("no correct CUDA-timed records with the judge's clock figures in these files")
     slack = ClockSlack(tuple(args.slack[:2]), tuple(args.slack[2:])) if args.slack else None

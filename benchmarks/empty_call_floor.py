@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from kernelbench_verified.results import read_json  # noqa: E402
 from kernelbench_verified.evaluate.judge import EMPTY_CALL_FLOOR, timing_flags  # noqa: E402
+from kernelbench_verified.results import read_json  # noqa: E402
 
 
 def floor_rows(records: dict) -> list[tuple[float, str, bool]]:

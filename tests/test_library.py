@@ -159,8 +159,9 @@ def test_gzipped_records_read_as_they_are_and_a_broken_one_is_a_clear_error(tmp_
     (tmp_path / "r.json.gz").write_bytes(packed)
     assert read_json(tmp_path / "r.json.gz") == records
     (tmp_path / "cut.json.gz").write_bytes(packed[:-9])
+    (tmp_path / "garbled.json.gz").write_bytes(packed[:20] + b"\xff" * 10 + packed[30:])
     (tmp_path / "plain.json.gz").write_text(json.dumps(records))
-    for name in ("cut.json.gz", "plain.json.gz"):
+    for name in ("cut.json.gz", "garbled.json.gz", "plain.json.gz"):
         with pytest.raises(UserError, match=re.escape(f"records {tmp_path / name} is not valid JSON")):
             read_json(tmp_path / name, "records")
 

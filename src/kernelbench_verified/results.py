@@ -11,6 +11,7 @@ import gzip
 import json
 import os
 import tempfile
+import zlib
 from pathlib import Path
 
 from .errors import UserError
@@ -48,7 +49,7 @@ def read_json(path: str | Path, what: str = "JSON file"):
         return json.loads(gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_text())
     except FileNotFoundError:
         raise UserError(f"{what} {path} not found") from None
-    except (ValueError, gzip.BadGzipFile, EOFError) as exc:
+    except (ValueError, gzip.BadGzipFile, EOFError, zlib.error) as exc:
         raise UserError(f"{what} {path} is not valid JSON ({exc}); fix or move it, nothing was changed") from None
 
 
