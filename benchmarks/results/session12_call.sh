@@ -62,8 +62,12 @@ for pid in range(first, last + 1):
         open(f"{run}/level_{level}_problem_{pid}_sample_{sample}_kernel.py", "w").write(source)
 PY
 }
+declare -A runs  # a step given twice writes its second run's files with a suffix, not over the first's
 for spec in "$@"; do
     IFS=: read -r what level first last seed <<< "$spec"
+    runs[$spec]=$(( ${runs[$spec]:-0} + 1 ))
+    again=""
+    [ "${runs[$spec]}" -gt 1 ] && again="_run${runs[$spec]}"
     tag="L${level}_p${first}-${last}"
     work=/tmp/kbv_self_$tag
     step "start $spec"
@@ -116,8 +120,8 @@ for i, source in enumerate(cold_builds.kernel_sources($level)): open(f'/tmp/kbv_
         rc=$?
         ;;
     exploit)
-        timeout 420 python3 benchmarks/exploit_suite.py --device cuda --cpu-workers 16 --out "$out/exploit_suite.json" \
-            --records-out "$out/exploit_records.json" > "$out/exploit_suite.log" 2>&1
+        timeout 420 python3 benchmarks/exploit_suite.py --device cuda --cpu-workers 16 --out "$out/exploit_suite$again.json" \
+            --records-out "$out/exploit_records$again.json" > "$out/exploit_suite$again.log" 2>&1
         rc=$?
         ;;
     bench)
@@ -147,7 +151,7 @@ for i, source in enumerate(cold_builds.kernel_sources($level)): open(f'/tmp/kbv_
         done
         ;;
     refs)
-        run=refs_$tag
+        run=refs_$tag$again
         rm -rf "/tmp/kbv_refs/$run" && mkdir -p "/tmp/kbv_refs/$run"
         self_candidates "$level" "$first" "$last" 1 "/tmp/kbv_refs/$run"
         python3 scripts/eval_from_generations.py run_name=$run runs_dir=/tmp/kbv_refs "level=$level" \
