@@ -396,6 +396,45 @@ def test_clock_drift_compares_each_timed_phase_with_its_own_and_the_next_calibra
     assert "all CPUs' time busy: 40.0%-50.0% over 6 phases; the overhead follows it with correlation -1.00" in out
 
 
+def test_slow_call_bursts_counts_slow_calls_by_what_the_machine_did(tmp_path, capsys):
+    """benchmarks/slow_call_bursts.py: a call is slow when its overhead exceeds its phase's median by
+    more than --over-ms; samples are grouped by the other CPUs' busy share and the timed CPU's steal
+    during their timed calls, read from the run's cpu_stat.log."""
+    from conftest import load_benchmark
+
+    bursts = load_benchmark("slow_call_bursts")
+
+    def record(sid, overhead):
+        raw = {"reported": [0.1] * len(overhead), "waited": [0.1 + o for o in overhead]}
+        return {"sample_id": sid, "eval_status": "correct", "metadata": {
+            "judge_trials_ms": raw, "timed_cpu": 0, "trial_phases_at": {"timed": [10.0 * sid + 1, 10.0 * sid + 2]}}}
+
+    quiet, stalled = [0.35] * 20, [0.35] * 17 + [2.0, 1.2, 0.7]  # a run of three, shrinking
+    records = {"1_0": record(0, stalled), "1_1": record(1, quiet), "1_2": record(2, stalled)}
+    assert [bursts.slow_calls(r, 0.3) for r in records.values()] == [3, 0, 3]
+    assert bursts.slow_calls(records["1_0"], 0.5) == 2
+    # Two CPUs, 100 jiffies a line: CPU 1 idle for sample 0, busy for samples 1 and 2, where the timed
+    # CPU 0 also loses a tenth of its time to steal during sample 2.
+    lines, cpu0, cpu1 = [], [0, 0, 0], [0, 0, 0]
+    for t in range(31):
+        lines.append(f"{t} {','.join(map(str, cpu0))} {','.join(map(str, cpu1))}\n")
+        stolen = 10 if t in (21, 22) else 0
+        cpu0 = [cpu0[0] + 100 - stolen, cpu0[1], cpu0[2] + stolen]
+        cpu1 = [cpu1[0] + (100 if t >= 10 else 0), cpu1[1] + (0 if t >= 10 else 100), cpu1[2]]
+    log = tmp_path / "cpu_stat.log"
+    log.write_text("".join(lines))
+    read = bursts.read_cpu_log(log)
+    assert bursts.machine_during_timing(records["1_0"], read) == pytest.approx((0.0, 0.0))
+    assert bursts.machine_during_timing(records["1_2"], read) == pytest.approx((1.0, 0.1))
+    results = tmp_path / "eval_results_hidden.json"
+    results.write_text(json.dumps(records))
+    bursts.report(results, log, 0.3)
+    out = capsys.readouterr().out
+    assert "other CPUs idle, no steal                     1 samples,   1 with slow calls (3 calls)" in out
+    assert "other CPUs busy, no steal                     1 samples,   0 with slow calls (0 calls)" in out
+    assert "other CPUs busy, timed CPU stolen from        1 samples,   1 with slow calls (3 calls)" in out
+
+
 def test_twin_clock_tells_a_level_both_twins_share_from_one_each_twin_has_alone():
     """benchmarks/twin_clock.py: A's overhead less its two B neighbours' mean is narrow when the level
     belongs to the machine (both twins flip together), as wide as A's own when each twin flips alone."""
