@@ -22,15 +22,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from clock_drift import correct_records, cpu_deltas, read_cpu_log  # noqa: E402
+from clock_drift import correct_records, cpu_busy, cpu_shares, phases, read_cpu_log  # noqa: E402
 from kernelbench_verified.results import read_json  # noqa: E402
 
 BUSY_MACHINE = 0.5  # the other CPUs' mean busy share from which the machine counts as busy
 
 
-def slow_calls(record: dict, over_ms: float) -> int:
-    raw = record["metadata"]["judge_trials_ms"]
-    overhead = [w - t for t, w in zip(raw["reported"], raw["waited"])]
+def slow_calls(overhead: list[float], over_ms: float) -> int:
+    """The calls of one phase whose overhead exceeds the phase's median by more than `over_ms`."""
     middle = statistics.median(overhead)
     return sum(1 for o in overhead if o - middle > over_ms)
 
@@ -39,24 +38,26 @@ def machine_during_timing(record: dict, log: list) -> tuple[float, float] | None
     """(the other CPUs' mean busy share, the timed CPU's stolen share) during the timed calls."""
     metadata = record["metadata"]
     cpu, span = metadata.get("timed_cpu"), (metadata.get("trial_phases_at") or {}).get("timed")
-    delta = cpu_deltas(log, *span) if isinstance(cpu, int) and span else None
-    if delta is None or cpu >= len(delta):
+    shares = cpu_shares(log, cpu, *span) if isinstance(cpu, int) and span else None
+    if shares is None:
         return None
-    others = [d[0] / max(1, d[0] + d[1] + d[2]) for i, d in enumerate(delta) if i != cpu]
-    return statistics.mean(others), delta[cpu][2] / max(1, sum(delta[cpu]))
+    busy = cpu_busy(log, *span)
+    return statistics.mean(b for i, b in enumerate(busy) if i != cpu), shares[0]
+
+
+def machine_state(during: tuple[float, float] | None) -> str:
+    if during is None:
+        return "no CPU log for the phase"
+    other_cpus, stolen = during
+    return ("other CPUs busy" if other_cpus >= BUSY_MACHINE else "other CPUs idle") + \
+        (", timed CPU stolen from" if stolen > 0 else ", no steal")
 
 
 def report(results: Path, cpu_log: Path, over_ms: float) -> None:
-    log = read_cpu_log(cpu_log)
+    log, records = read_cpu_log(cpu_log), read_json(results, "results file")
     groups: dict[str, list[int]] = {}
-    for record in correct_records(read_json(results, "results file")):
-        during = machine_during_timing(record, log)
-        if during is None:
-            key = "no CPU log for the phase"
-        else:
-            key = ("other CPUs busy" if during[0] >= BUSY_MACHINE else "other CPUs idle") + \
-                  (", timed CPU stolen from" if during[1] > 0 else ", no steal")
-        groups.setdefault(key, []).append(slow_calls(record, over_ms))
+    for record, (_, timed) in zip(correct_records(records), phases(records)):  # both in sample order
+        groups.setdefault(machine_state(machine_during_timing(record, log)), []).append(slow_calls(timed, over_ms))
     print(f"{results.name} (slow: over {over_ms} ms above the phase's median overhead)")
     for key, counts in sorted(groups.items()):
         hit = sum(1 for n in counts if n)

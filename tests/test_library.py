@@ -405,14 +405,15 @@ def test_slow_call_bursts_counts_slow_calls_by_what_the_machine_did(tmp_path, ca
     bursts = load_benchmark("slow_call_bursts")
 
     def record(sid, overhead):
-        raw = {"reported": [0.1] * len(overhead), "waited": [0.1 + o for o in overhead]}
+        raw = {"reported": [0.1] * len(overhead), "waited": [0.1 + o for o in overhead],
+               "calibration_overhead": [0.35] * len(overhead)}
         return {"sample_id": sid, "eval_status": "correct", "metadata": {
             "judge_trials_ms": raw, "timed_cpu": 0, "trial_phases_at": {"timed": [10.0 * sid + 1, 10.0 * sid + 2]}}}
 
     quiet, stalled = [0.35] * 20, [0.35] * 17 + [2.0, 1.2, 0.7]  # a run of three, shrinking
     records = {"1_0": record(0, stalled), "1_1": record(1, quiet), "1_2": record(2, stalled)}
-    assert [bursts.slow_calls(r, 0.3) for r in records.values()] == [3, 0, 3]
-    assert bursts.slow_calls(records["1_0"], 0.5) == 2
+    assert [bursts.slow_calls(timed, 0.3) for _, timed in bursts.phases(records)] == [3, 0, 3]
+    assert bursts.slow_calls(stalled, 0.5) == 2
     # Two CPUs, 100 jiffies a line: CPU 1 idle for sample 0, busy for samples 1 and 2, where the timed
     # CPU 0 also loses a tenth of its time to steal during sample 2.
     lines, cpu0, cpu1 = [], [0, 0, 0], [0, 0, 0]
