@@ -88,8 +88,8 @@ def available() -> str | None:
 
 
 # Runtime configuration a kernel's process keeps by prefix: CUDA IPC between the judge and a jailed
-# sandbox failed on the H200 until these were passed (benchmarks/jail_probe.py, full-env); names that
-# look like credentials are dropped even under these prefixes.
+# sandbox fails on the H200 without these; names that look like credentials are dropped even under
+# these prefixes.
 ENV_PREFIXES = ("CUDA_", "NVIDIA_", "PYTORCH_", "TORCH_", "NCCL_", "TRITON_", "CUBLAS_", "CUDNN_")
 SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH")
 
@@ -346,7 +346,7 @@ def install_seccomp(flag_choices: tuple = (SECCOMP_FILTER_FLAG_SPEC_ALLOW, 0)) -
     # SPEC_ALLOW: where the host's mitigation mode is `seccomp` (Linux's default before 5.16), a filter
     # without it forces speculative-store-bypass and indirect-branch mitigations on the sandbox alone,
     # whose Python then runs slower than the baseline's unfiltered process. They shield the sandbox from
-    # other code, not other processes from it. (The H200's mode is prctl: benchmarks/seccomp_speculation.py.)
+    # other code, not other processes from it. (The H200 host's mode is prctl.)
     for flags in flag_choices:  # Linux before 4.17 knows no SPEC_ALLOW (EINVAL)
         if _libc.syscall(SECCOMP_SYSCALL[_ARCH], SECCOMP_SET_MODE_FILTER, flags, ctypes.byref(fprog)) == 0:
             return

@@ -74,36 +74,31 @@ class ClockSlack:
         return cls(tuple(entry["median"]), tuple(entry["mean"]))
 
 
-# By clock, set by honest records. "host" (host_trial): with session 10's window the median gap does not
-# grow with the call's time: 233 honest H200 records (sessions 10-11, 0.02-20 ms per call) reach +0.262
-# ms at 1.33 ms (L2/74) and +0.259 ms at 20 ms; 2 % + 0.3 ms withholds none (benchmarks/results/
-# h200_session_11/), and the mean gap of 382 records (sessions 10-15) stays under 2 % + 0.215 ms.
-# "gpu_timeline" (timeline.py): on 592 honest H200 records (sessions 17-20: levels 1-4 as their own
-# candidates and as baselines, the benchmark kernels, the exploit suite's clean fixtures) the median gap
-# spreads -0.108 to +0.091 ms. Its cause: the overhead sits at one of two levels ~0.055 ms apart, for
-# runs of 40-100 calls, so a calibration all at the low level and timed calls all at the high one differ
-# by that much (benchmarks/clock_drift.py). A slack that covers every such flip (2 % + 0.07 ms, 2 % +
-# 0.1 ms for the mean: sessions 20-21) lets a 14 % fake through at 0.5-1 ms. Since a doubted sample is
-# evaluated again from a fresh calibration (RETRIED_CLOCK_FLAGS), the slack covers one attempt's
-# ordinary noise instead: at 2 % + 0.035 ms for both, 6 of 568 honest records (sessions 19-21) trip on
-# a first attempt, and in 176 samples judged in a row no sample that tripped was followed by one that
-# did too. What each catches: benchmarks/clock_sensitivity.py.
+# By clock: how far a sample's gap may go before its time is withheld, wide enough for honest kernels,
+# narrow enough to catch a faked time. "host" (host_trial): the median gap does not grow with the
+# call's time; on the H200 honest records of 0.02-20 ms per call reach +0.26 ms and their mean gap stays
+# under 2 % + 0.215 ms, so 2 % + 0.3 ms withholds none. "gpu_timeline" (timeline.py): on the H200 the
+# overhead sits at one of two levels ~0.055 ms apart for runs of 40-100 calls (honest median gaps
+# -0.108 to +0.091 ms), and a slack covering such a flip lets a 14 % fake through at 0.5-1 ms; an H100
+# has no levels (honest median gaps -0.012 to +0.025 ms). A doubted sample is evaluated again from a
+# fresh calibration (RETRIED_CLOCK_FLAGS), so the slack covers one attempt's noise: at 2 % + 0.035 ms
+# 6 of 568 honest H200 records trip on a first attempt, none twice in a row. Today's honest gaps and
+# what each slack catches: the validation summary, `results/validation/{GPU}.json` (written by
+# scripts/validate_harness.py), sections `honest` and `clock`.
 SLACKS = {"host": ClockSlack(median=(0.02, 0.3), mean=(0.02, 0.3)),
           "gpu_timeline": ClockSlack(median=(0.02, 0.035), mean=(0.02, 0.035))}
 # The GPU clock's ms term, fitted to the machine the judge runs on: NOISE_MULTIPLE times the
 # NOISE_QUANTILE of how far the two halves of a calibration lie apart (calibration_drift), over the last
 # calibrations this judge ran (trusted: the reference's trials, before any kernel loads), never under
 # NOISE_FLOOR_MS and never over SLACKS' (the noisiest machine's). That drift tracks the honest gap, a
-# little under it: their 95th percentiles were 0.036 and 0.049 ms on the H200 (sessions 19-21), 0.0105
-# and 0.0126 ms on an H100 (session 22); and where a stretch of calibrations happens to drift less
-# (the exploit suite's tiny calls first, session 19's records), the fit at 1x fell to 0.02 ms and
-# doubted 5 honest samples where SLACKS doubts 1. At 2x, replayed on those records in the order they
-# ran, the H200 stays at 0.035 ms (doubts as SLACKS) and the H100 comes to 0.02-0.021 ms, where none of
-# its 318 honest records is doubted. Fewer calibrations than FITTED_FROM: SLACKS as is. 50, not 20: the
-# 95th percentile of 20 is their largest, and on the H200 (session 25's exploit run) 20 calibrations of
-# a quiet stretch fitted 0.021 ms and doubted an honest clean fixture, the first wide drift coming at
-# the 28th. Replayed run by run on 2,370 honest GPU records, 50 keeps every H200 run at 0.035 ms and
-# still fits the H100's runs of 50 samples or more to 0.02 ms.
+# little under it (95th percentiles 0.036 against 0.049 ms on the H200, 0.0105 against 0.0126 ms on an
+# H100). At 1x a stretch of calibrations that drifted little fitted 0.02 ms on the H200 and doubted 5
+# honest samples where SLACKS doubts 1; at 2x the H200 stays at 0.035 ms, and an H100 fits 0.020 ms at
+# its 50th calibration and doubts none of the 241 timed references of levels 1-3. Under FITTED_FROM
+# calibrations SLACKS holds as is; 50, not 20: the 95th percentile of 20 is their largest, and 20
+# calibrations of a quiet stretch fitted 0.021 ms and doubted an honest clean fixture; 50 does not.
+# Each record says what it was judged with (`metadata.judge_clock_slack`); the fit on today's
+# references: validation summary, `honest`.
 FITTED_CLOCKS = ("gpu_timeline",)
 FITTED_FROM, FITTED_OVER = 50, 500
 NOISE_QUANTILE, NOISE_MULTIPLE, NOISE_FLOOR_MS = 0.95, 2.0, 0.02
@@ -122,9 +117,10 @@ RETRY_KEPT = ("judge_clock_gap_ms", "judge_clock_mean_gap_ms", "judge_trials_ms"
 # A median call reported under this share of the fastest call of no work (timed in the same process
 # before the kernel loaded) is impossible: its time is withheld. Under 0.1 ms a call the clock's slack
 # is larger than the call, and this floor is then what catches a timer patched to report almost nothing.
-# On the H200 (session 21) an empty call took 0.017 ms at the median (0.011-0.053 over 319 processes),
-# the honest call closest to it (a one-launch ReLU) 1.07 times the fastest, and the empty calls ran 3
-# times slower in a state of the whole timed path that lasted seconds: a quarter leaves room for that.
+# On the H200 an empty call takes 0.017 ms at the median (0.011-0.053 over 319 processes), the honest
+# call closest to it (a one-launch ReLU) 1.07 times the fastest, and empty calls ran 3 times slower in
+# a state of the whole timed path that lasted seconds: a quarter leaves room for that. Each record keeps
+# its empty calls (`metadata.judge_trials_ms.empty_calls`); the honest ones: validation summary, `honest`.
 EMPTY_CALL_FLOOR = 0.25
 
 
@@ -144,9 +140,10 @@ class Trials:
 
 
 # The most of the GPU's memory a judge's reference cache may hold, whatever reference_cache_gb says. On an
-# 80 GB H100 (session 22) a 16 GiB cache of 8 GiB outputs, beside the timed phase's kept copies and the
-# kernel's process, left L1/63 and L1/87 short of memory in their audits and L1/76 in its correctness
-# cases (harness_error); the cache only saves recomputing references for a problem's next sample.
+# 80 GB H100 a 16 GiB cache of 8 GiB outputs, beside the timed phase's kept copies and the kernel's
+# process, left L1/63 and L1/87 short of memory in their audits and L1/76 in its correctness cases
+# (harness_error); the cache only saves recomputing references for a problem's next sample. With a
+# tenth every reference is correct as its own candidate on an 80 GB H100 (validation summary, `honest`).
 REFERENCE_CACHE_SHARE = 0.1
 
 
@@ -279,10 +276,10 @@ class Judge:
     def _judged_again(self, job: dict, first: dict) -> dict:
         """A correct sample the clock doubted (clock_doubts), evaluated once more from the start in a fresh
         sandbox (its own calibration): the second record stands, and its time is withheld only if the
-        clock doubts it too. On the H200 the timed path's overhead once rose 0.15 ms between an honest
-        sample's calibration and its timed calls and stayed there for the next two samples (session
-        21), past any slack that still catches a 10 % fake at 2 ms. A kernel faking its time gains a
-        second draw of the clock's noise, no more: what it fakes beyond the noise is caught twice."""
+        clock doubts it too. On the H200 the timed path's overhead has risen 0.15 ms between an honest
+        sample's calibration and its timed calls and stayed there for the next two samples, past any
+        slack that still catches a 10 % fake at 2 ms. A kernel faking its time gains a second draw of
+        the clock's noise, no more: what it fakes beyond the noise is caught twice."""
         record = self._in_sandbox(job)
         record["clock_retry"] = {"first_integrity": first.get("integrity", []),
                                  **{key: first[key] for key in RETRY_KEPT if key in first}}
@@ -753,7 +750,7 @@ class Conversation:
                 break
         del self.host_mapped  # before the next request, which lets the sandbox free that memory
         # When the phase ran (Unix seconds), to line its figures up with logs of the host taken beside the
-        # run: the CPUs' clocks, the GPU's (benchmarks/clock_drift.py --cpu-log).
+        # run: the CPUs' clocks, the GPU's.
         self.record.setdefault("trial_phases_at", {})[phase] = [round(started, 3), round(time.time(), 3)]
         return seen
 
@@ -766,8 +763,8 @@ class Conversation:
             self.post({"op": "trial", "mark": mark})
             # Waits asleep: this clock's window is on the GPU, so the judge's wake-up lies outside it,
             # while a judge spinning through every timed call keeps a core busy, at times one numbered
-            # beside the timed CPU. In session 22's slower L3 run (H100), launch-bound calls ran a median
-            # 11 % slower than in the other run with a neighbour busy, 5 % with neither (busy_neighbours.py).
+            # beside the timed CPU. On an H100, launch-bound level-3 calls timed with a CPU beside the timed
+            # one busy ran a median 11 % slower than in a quieter run of the same problems, 5 % without.
             reply = self.expect("trial", 0)
             replied_ms = (time.perf_counter() - started) * 1e3
             return clock.window_ms(self.deadline), replied_ms, copies, reply
@@ -836,7 +833,7 @@ class Conversation:
     def audit_call(self, trial: int, copy: list) -> None:
         """One audit. Its reference outputs and the kernel's copy are gone before the next one runs: on an
         80 GB H100 the kept copies and the last audit's outputs, 7 GiB each for L1/34, left no room beside
-        the sandbox for the next audit's (session 27)."""
+        the sandbox for the next audit's."""
         refs, case = self.judge.references, self.timing_case(trial)
         try:
             expected = refs.run(case, refs.inputs(case))
@@ -851,8 +848,8 @@ class Conversation:
 
 def large_tensors(device: torch.device, min_bytes: int = 1 << 28) -> list[dict]:
     """The judge's live tensors on `device` of at least `min_bytes`, one entry per storage, largest
-    first: what held its memory when it ran out (on an 80 GB H100 seven 7 GiB tensors for L1/34,
-    session 27, of which the code accounts for six)."""
+    first: what held its memory when it ran out (on an 80 GB H100 seven 7 GiB tensors for L1/34, of
+    which the code accounts for six)."""
     def on_device(obj) -> bool:
         return (issubclass(type(obj), torch.Tensor) and obj.layout == torch.strided and obj.device.type == device.type
                 and device.index in (None, obj.device.index))

@@ -51,7 +51,7 @@ def _kept_for_judges(num_judges: int) -> tuple[list[int], int]:
 def cpu_placement(worker_id: int, num_judges: int) -> tuple[set[int], int | None]:
     """(the CPUs judge `worker_id` and its spare sandboxes run on, the one CPU its sandbox runs on while
     it serves a job). A launch-bound reference left free to migrate took 12.0 ms a call where pinned it
-    took 8.5 ms, and its median moved 38 % between processes against 12 % (L3/10, H200 host, session 14):
+    took 8.5 ms, and its median moved 38 % between processes against 12 % (L3/10, H200 host):
     so the timed process keeps one CPU of those build_cpus leaves to the judges, the second of its three
     (CPU 0 takes more of the OS's interrupts). Every judge is pinned or none is, so that no two judges
     of a run time under different conditions; where too few CPUs are kept (under 16 for one judge), none is."""

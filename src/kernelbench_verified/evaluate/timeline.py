@@ -17,8 +17,8 @@ meaning (launch time and side streams count). The window holds, beyond the call,
 noticing `go` and its copy into the slots, queued before the host waits for the call's end event;
 the reference's calibration trials measure the same way. The
 judge's own memory traffic (input writes, flush, its copy of the outputs) lies outside it: with it
-inside (session 17), its drift between calibration and timed calls spread the honest gap 35 us sd on
-levels 1-4, against 6-7 us for a small matmul (benchmarks/gpu_clock.py, session 15).
+inside, its drift between calibration and timed calls spread the honest gap 35 us sd over levels 1-4
+on the H200, against 6-7 us for a small matmul.
 
 Everything the kernel's process controls here only moves T1: a `done` written early ends the window
 before the outputs are in the slots, so the judge copies stale outputs, which fail the audits; one
