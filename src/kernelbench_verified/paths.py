@@ -17,7 +17,7 @@ def _is_checkout(folder: Path) -> bool:
 
 
 def find_checkout_root() -> Path:
-    """The checkout of the running script (scripts/x.py or benchmarks/x.py), else the nearest checkout
+    """The checkout of the running script (a file in scripts/ or benchmarks/), else the nearest checkout
     at or above the working directory, else the one the package itself sits in."""
     script = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] not in ("", "-c", "-m") else None
     candidates = [script.parent.parent] if script else []

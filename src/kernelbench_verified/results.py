@@ -43,7 +43,7 @@ def write_json_atomic(path: str | Path, data) -> None:
 
 
 def read_json(path: str | Path, what: str = "JSON file"):
-    """A JSON file, or a gzipped one (`.gz`: the committed measurement records under benchmarks/results)."""
+    """A JSON file, or a gzipped one (`.gz`: records kept compressed)."""
     path = Path(path)
     try:
         return json.loads(gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_text())

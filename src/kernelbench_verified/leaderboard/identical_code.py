@@ -1,11 +1,12 @@
 """How far identical code strayed from 1.00x on a hardware, per problem: the speedup a sample must beat
 before the leaderboard calls it one. Torch-free.
 
-results/identical_code/{hardware}.json (written by benchmarks/identical_code.py) holds, per problem, the
-speedups measured with each reference evaluated as its own candidate. On the H200 a launch-bound level-3
-model scored from 0.52x (L3/22) to 1.63x (L3/7) against itself (the host's launch loop, not the code), so
-a 1.3x there is no evidence of a faster kernel; a 1.3x on a level-2 problem whose identical code stayed
-within 1 % (L2/90: 0.3 %) is.
+results/identical_code/{hardware}.json holds, per problem, the speedups measured with each reference
+evaluated as its own candidate (written by scripts/validate_harness.py; the validation summary's
+`identical_code` section sums them up). On the H200 a launch-bound level-3 model scored from 0.52x
+(L3/22) to 1.63x (L3/7) against itself (the host's launch loop, not the code), so a 1.3x there is no
+evidence of a faster kernel; a 1.3x on a level-2 problem whose identical code stayed within 1 %
+(L2/90: 0.3 %) is.
 """
 
 from __future__ import annotations

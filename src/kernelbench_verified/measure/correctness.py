@@ -19,7 +19,7 @@ def check_reference(outputs: list) -> None:
 
 def _all_finite(tensor: torch.Tensor) -> bool:
     """Chunk by chunk (CHUNK_ELEMENTS): a mask of a whole 8 GiB output took 2 GiB the judge did not have
-    beside the sandbox on an 80 GB H100 (L1/87, session 27)."""
+    beside the sandbox on an 80 GB H100 (L1/87)."""
     flat = tensor.reshape(-1)  # a view of a contiguous output
     return all(bool(torch.isfinite(flat[start:start + CHUNK_ELEMENTS]).all())
                for start in range(0, flat.numel(), CHUNK_ELEMENTS))

@@ -136,8 +136,8 @@ class TrialTools:
         self.flush_l2 = bool(flush_l2 and self.cuda)
         self.last_reset = False
         # Made once: making a pair per call was part of the 19-30 us of host work between the judge's `go`
-        # and the call's start event, in the judge's window but not in the call's time
-        # (benchmarks/host_words_clock.py); reusing them did not narrow the clock's spread measurably.
+        # and the call's start event, in the judge's window but not in the call's time; reusing them did
+        # not narrow the clock's spread measurably.
         self.events = tuple(torch.cuda.Event(enable_timing=True) for _ in range(2)) if self.cuda else ()
 
     def sync(self) -> None:
