@@ -104,8 +104,8 @@ def test_timing_cross_check_rules():
     assert timing_flags(stats, [0.042] * 100, [0.176] * 100, null, gpu) == []
     assert timing_flags(stats, [0.457] * 100, [0.591] * 100, null, gpu) == []
     assert timing_flags(stats, [65.0] * 100, [65.134] * 100, null, gpu) == []
-    # A short call calibrated all at the overhead's low level and timed all at its high one (the phase
-    # medians of one problem spread 0.058-0.063 ms, benchmarks/clock_drift.py) is doubted, and so
+    # A short call calibrated all at the overhead's low level and timed all at its high one (on the H200
+    # the phase medians of one problem spread 0.058-0.063 ms) is doubted, and so
     # evaluated again (test_a_sample_the_calibrated_clock_doubts_is_judged_again...).
     flipped = timing_flags(stats, [0.03] * 100, [0.03 + 0.1 + 0.064] * 100, null, gpu)
     assert flipped and all(f.startswith(RETRIED_CLOCK_FLAGS) for f in flipped)
@@ -130,8 +130,8 @@ def test_a_fake_of_fewer_than_half_the_calls_moves_the_mean_and_is_caught():
 
 
 def test_a_call_reported_under_a_quarter_of_the_fastest_call_of_no_work_is_withheld():
-    # monkey_patch_timer on the H200 (session 21): a ~0.03 ms ReLU reported at 0.001 ms, a fake the
-    # clock's noise can hide (its gap was +0.042 ms in session 20; here +0.02), but far under what an
+    # monkey_patch_timer on the H200: a ~0.03 ms ReLU reported at 0.001 ms, a fake the clock's noise can
+    # hide (its gap there reaches +0.042 ms; here +0.02), but far under what an
     # empty call through timed_call takes there (a synchronisation between two events: 0.016 ms at the
     # fastest).
     stats, null, gpu = {"num_trials": 100}, [0.33] * 30, SLACKS["gpu_timeline"]
@@ -294,7 +294,7 @@ def test_output_replay_is_caught_by_an_audited_timed_call(results):
 
 
 def test_each_audit_frees_its_copy_and_reference_outputs_before_the_next_runs():
-    """An 80 GB H100 had no room for L1/34's second audit (7 GiB outputs, session 27): at each
+    """An 80 GB H100 had no room for L1/34's second audit (7 GiB outputs): at each
     reference run of an audit, only the copies still to audit may be alive, none of an earlier audit's."""
     import weakref
     from types import SimpleNamespace
@@ -329,7 +329,7 @@ def test_each_audit_frees_its_copy_and_reference_outputs_before_the_next_runs():
 
 
 def test_the_timed_phase_knows_the_outputs_shapes_without_holding_an_output():
-    """L1/38 on an 80 GB H100 (session 28): the timed phase held a whole reference output (8 GiB) only
+    """L1/38 on an 80 GB H100: the timed phase held a whole reference output (8 GiB) only
     for its shapes, and the kernel's process had no room left. With no budget to keep outputs, the
     reference runs once for a case's outline, which holds one element per output."""
     from kernelbench_verified.evaluate.judge import References
@@ -400,8 +400,8 @@ def test_running_out_of_memory_in_the_harness_buffers_is_a_harness_error():
 @pytest.mark.parametrize("judge_gib, status", [(57, "harness_error"), (40, "out_of_memory")])
 def test_a_kernel_out_of_memory_where_the_reference_would_not_fit_beside_the_judge_is_a_harness_error(
         judge_gib, status):
-    """On an 80 GB H100 the honest L1/38 ran out of memory in its timed phase while the judge held 57 GiB
-    (session 26): the reference, which took 25 GiB in its calibration in the same sandbox, would not have
+    """On an 80 GB H100 the honest L1/38 ran out of memory in its timed phase while the judge held 57 GiB:
+    the reference, which took 25 GiB in its calibration in the same sandbox, would not have
     fit either, so the harness is to blame. With the judge holding 40 GiB it would have, and the same
     report stays the kernel's. Only the judge's own figures decide, not the error's text."""
     from types import SimpleNamespace

@@ -125,7 +125,7 @@ GPU_CLOCK_SPREAD = ("the GPU clock's overhead switches between two levels ~0.055
                     "to the machine, 0.02 ms on a quiet one) and a doubted sample is judged twice, so a fake of 10 % "
                     "of 0.6 ms or 5 % of 2 ms is caught only when neither attempt's noise hides it (all calls "
                     "faked, caught in every one of 568 honest H200 records at 2 % + 0.035 ms: 9 % at 0.5-2 ms, "
-                    "25 % at 0.44 ms; both were caught on an H100, session 22)")
+                    "25 % at 0.44 ms; both were caught on an H100)")
 KNOWN_GAPS = ({name: CPU_ONLY_CHECK for name in ("zt_forge_timing_half.py", "zt_forge_timing_tenth.py",
                                                   "zt_forge_timing_fifth.py", "zt_forge_timing_twentieth.py",
                                                   "zt_forge_timing_partial.py")}
