@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -227,6 +228,8 @@ def test_every_key_of_every_config_says_what_it_means(config):
 
 
 RECORDING_SCRIPT = '''"""Records each job it runs."""
+import os
+import time
 from pathlib import Path
 
 from kernelbench_verified.config import Sweeps, run_script
@@ -236,6 +239,9 @@ from kernelbench_verified.errors import UserError
 def main(cfg):
     if cfg.run_name == "fails":
         raise UserError("this job fails")
+    if cfg.run_name == "sleeps":
+        (Path(cfg.runs_dir) / "sleeper.pid").write_text(str(os.getpid()))
+        time.sleep(60)
     with open(Path(cfg.runs_dir) / "jobs.log", "a") as log:
         log.write(f"{cfg.run_name} {cfg.level} {list(cfg.subset)}\\n")
 
@@ -281,6 +287,35 @@ def test_multirun_stops_at_the_first_job_that_fails(tmp_path):
     assert result.returncode == 2
     assert result.stderr.strip() == "error: this job fails"
     assert (tmp_path / "jobs.log").read_text().splitlines() == ["a 1 [None, None]"]
+
+
+def test_a_killed_sweep_takes_its_running_job_with_it(tmp_path):
+    """A job left running after its sweep was killed would go on writing results nobody waits for."""
+    script = tmp_path / "record_jobs.py"
+    script.write_text(RECORDING_SCRIPT)
+    sweep = subprocess.Popen([sys.executable, str(script), "-m", f"runs_dir={tmp_path}", "run_name=sleeps,b",
+                              "level=1"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    pid_file, deadline = tmp_path / "sleeper.pid", time.monotonic() + 60
+    while not pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    job = int(pid_file.read_text())
+    sweep.kill()
+    sweep.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and running(job):
+        time.sleep(0.1)
+    if running(job):
+        os.kill(job, signal.SIGKILL)
+        pytest.fail("the job outlived its sweep")
+    assert not (tmp_path / "jobs.log").exists()
+
+
+def running(pid: int) -> bool:
+    """Alive and not a zombie waiting to be reaped."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 def test_a_sweep_whose_jobs_would_write_one_place_is_refused_before_any_runs(tmp_path):
@@ -334,3 +369,4 @@ def test_a_script_without_sweeps_refuses_m_and_unknown_options_in_one_line(monke
         assert exit_.value.code == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error: ") and message in err[0], err
+
