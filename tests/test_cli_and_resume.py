@@ -370,3 +370,16 @@ def test_a_script_without_sweeps_refuses_m_and_unknown_options_in_one_line(monke
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error: ") and message in err[0], err
 
+
+@pytest.mark.parametrize("script, default", [("generate_leaderboard.py", "(default: baseline_time_torch_tf32)"),
+                                             ("generate_hidden_inputs.py", "(default: auto)"),
+                                             ("validate_problems.py", "(default: results/validation)")])
+def test_argparse_scripts_answer_help_with_purpose_and_defaults_without_torch(script, default):
+    result = run_without_torch(ROOT / "scripts" / script, "--help")
+    assert result.returncode == 0, result.stderr[-2000:]
+    first_line = (ROOT / "scripts" / script).read_text().split('"""')[1].splitlines()[0]
+    assert first_line in result.stdout and default in " ".join(result.stdout.split())
+    lines = result.stdout.partition("options:")[2].partition("\n\n")[0].splitlines()
+    for line, after in zip(lines, lines[1:] + [""]):  # an option's help is beside it or on the next line
+        if line.startswith("  -"):
+            assert re.search(r"\S\s{2,}\S", line.strip()) or after.startswith(" " * 8), f"no help: {line}"
