@@ -1,5 +1,6 @@
-"""The script's behaviour on bad input, and resuming a run that was killed."""
+"""The scripts' command line (bad input, --help, --cfg job, -m sweeps), and resuming a run that was killed."""
 
+import ast
 import json
 import os
 import re
@@ -191,9 +192,7 @@ def test_help_names_every_key_with_its_default_and_needs_no_torch(script, config
 
     result = run_without_torch(ROOT / "scripts" / script, "--help")
     assert result.returncode == 0, result.stderr[-2000:]
-    purpose = subprocess.run([sys.executable, "-c", "import ast, sys; print(ast.get_docstring(ast.parse("
-                              "open(sys.argv[1]).read())).splitlines()[0])", str(ROOT / "scripts" / script)],
-                             capture_output=True, text=True).stdout.strip()
+    purpose = ast.get_docstring(ast.parse((ROOT / "scripts" / script).read_text())).splitlines()[0]
     assert result.stdout.startswith(f"usage: {script} ") and purpose in result.stdout
     assert "--cfg job" in result.stdout and "-m, --multirun" in result.stdout
     defaults = OmegaConf.to_container(OmegaConf.load(ROOT / "configs" / f"{config}.yaml"), resolve=False)
@@ -377,7 +376,7 @@ def test_a_script_without_sweeps_refuses_m_and_unknown_options_in_one_line(monke
 def test_argparse_scripts_answer_help_with_purpose_and_defaults_without_torch(script, default):
     result = run_without_torch(ROOT / "scripts" / script, "--help")
     assert result.returncode == 0, result.stderr[-2000:]
-    first_line = (ROOT / "scripts" / script).read_text().split('"""')[1].splitlines()[0]
+    first_line = ast.get_docstring(ast.parse((ROOT / "scripts" / script).read_text())).splitlines()[0]
     assert first_line in result.stdout and default in " ".join(result.stdout.split())
     lines = result.stdout.partition("options:")[2].partition("\n\n")[0].splitlines()
     for line, after in zip(lines, lines[1:] + [""]):  # an option's help is beside it or on the next line
