@@ -435,9 +435,9 @@ def script_help(config_name: str, doc: str | None, sweeps: Sweeps | None, prog: 
                           "interpolations resolved, and exit without running anything (with -m: every job's)"])
     entry("  -m, --multirun", multirun)
     out += ["", f"keys of configs/{config_name}.yaml (override any as KEY=VALUE; ??? = required):"]
-    header = config_header(config_name)
+    header = config_header(config_name)  # its first line names the script, as the usage line did
     out += ["  " + line for line in textwrap.wrap(" ".join(header[1:] if len(header) > 1 else header),
-                                                    width - 2)] if header else []
+                                                    width - 2, break_on_hyphens=False)] if header else []
     for key in config_keys(config_name):
         left = "  " + (key.key if key.default is None else f"{key.key}={key.default}")
         entry(left, key.meaning)
