@@ -6,11 +6,27 @@
 Keys and defaults: configs/eval.yaml. Results: runs/{run_name}/eval_results[_hidden].json.
 """
 
-from kernelbench_verified.config import run_script
+from pathlib import Path
 
-if __name__ == "__main__":
+from kernelbench_verified.config import Sweeps, run_script
+
+
+def evaluate(cfg):
     # Imported here, not above: judge processes re-import this file and must not import torch
-    # before they have started their first sandboxes.
+    # before they have started their first sandboxes, and --help and --cfg job never need it.
     from kernelbench_verified.evaluate.run import evaluate_run
 
-    run_script("eval", evaluate_run)
+    return evaluate_run(cfg)
+
+
+def result_file(cfg) -> list:
+    """What one job writes: the run's result file, keyed by problem and sample but not by level."""
+    from kernelbench_verified.leaderboard.discovery import HIDDEN_RESULTS, STANDARD_RESULTS
+
+    return [Path(cfg.runs_dir) / str(cfg.run_name) / (HIDDEN_RESULTS if cfg.use_hidden_tests else STANDARD_RESULTS)]
+
+
+SWEEPS = Sweeps(result_file, "give each job its own run_name, e.g. -m level=1,2,3 'run_name=my_run_level${level}'")
+
+if __name__ == "__main__":
+    run_script("eval", evaluate, __doc__, SWEEPS)

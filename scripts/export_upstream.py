@@ -7,8 +7,19 @@ writes runs/test_upstream/eval_results.json, for upstream's
 Keys and defaults: configs/export_upstream.yaml. What the export changes: docs/leaderboard.md.
 """
 
-from kernelbench_verified.config import run_script
+from pathlib import Path
+
+from kernelbench_verified.config import Sweeps, run_script
 from kernelbench_verified.leaderboard.upstream_export import export_run
 
+
+def export_folder(cfg) -> list:
+    """What one job writes: the export's folder, out_run_name or {run_name}_upstream."""
+    return [Path(cfg.runs_dir) / str(cfg.out_run_name or f"{cfg.run_name}_upstream")]
+
+
+SWEEPS = Sweeps(export_folder, "give each job its own out_run_name, e.g. -m use_hidden_eval=false,true "
+                               "'out_run_name=${run_name}_upstream_hidden${use_hidden_eval}'")
+
 if __name__ == "__main__":
-    run_script("export_upstream", export_run)
+    run_script("export_upstream", export_run, __doc__, SWEEPS)

@@ -6,8 +6,34 @@ Keys and defaults: configs/baseline.yaml. Results: results/timing/{HW}/{mode}.js
 environment fingerprint; a re-run resumes.
 """
 
-from kernelbench_verified.baseline.run import generate_baselines
-from kernelbench_verified.config import run_script
+from pathlib import Path
+
+from kernelbench_verified.config import Sweeps, run_script
+
+
+def generate(cfg):
+    from kernelbench_verified.baseline.run import generate_baselines  # imports torch: not for --help
+
+    return generate_baselines(cfg)
+
+
+def baseline_files(cfg) -> list:
+    """What one job writes: a file per mode, {out_dir}/{hardware}/{mode}.json, holding every level, and
+    for timing_path=sandbox a run folder per eager mode and level."""
+    hardware = cfg.hardware or ("cpu" if cfg.device == "cpu" else "(this GPU)")
+    folder = Path(cfg.out_dir) / str(hardware)
+    eager = [str(m) for m in cfg.modes or []]
+    modes = eager + [f"baseline_time_torch_compile_{name}" for name in cfg.compile_modes or []]
+    places = [folder / f"{mode}.json" for mode in modes]
+    if cfg.timing_path == "sandbox":
+        levels = [cfg.level] if isinstance(cfg.level, int) else list(cfg.level or [])
+        sandbox_runs = Path(cfg.sandbox_runs_dir) if cfg.sandbox_runs_dir else folder / "sandbox_runs"
+        places += [sandbox_runs / f"{mode}_level{level}" for mode in eager for level in levels]
+    return places
+
+
+SWEEPS = Sweeps(baseline_files, "time several levels or modes in one job (level=[1,2,3], modes=[...]), "
+                                "or give each job its own out_dir or hardware")
 
 if __name__ == "__main__":
-    run_script("baseline", generate_baselines)
+    run_script("baseline", generate, __doc__, SWEEPS)

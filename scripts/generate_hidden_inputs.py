@@ -12,19 +12,27 @@ import argparse
 import sys
 
 from kernelbench_verified.errors import UserError
-from kernelbench_verified.problems.hidden_generate import generate_hidden_tests
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--level", type=int, required=True)
-    parser.add_argument("--pid", type=int, nargs="*", help="only these problem ids")
-    parser.add_argument("--validate", action="store_true", help="run the reference on every distribution")
+    summary, _, details = __doc__.partition("\n")
+    parser = argparse.ArgumentParser(description=summary, epilog=details.strip("\n"),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--level", type=int, required=True, help="the level whose problems get hidden tests")
+    parser.add_argument("--pid", type=int, nargs="*", help="only these problem ids (default: every problem)")
+    parser.add_argument("--validate", action="store_true",
+                        help="run the reference on every distribution and leave out those it fails "
+                             "(default: keep the drops already logged)")
     parser.add_argument("--dry-run", action="store_true", help="print what would be written, write nothing")
-    parser.add_argument("--problems-dir", default=None, help="KernelBench-format directory (default: repo's)")
-    parser.add_argument("--out-dir", default=None, help="hidden tests directory (default: repo's hidden_tests)")
-    parser.add_argument("--device", default="auto", choices=("auto", "cuda", "cpu"))
+    parser.add_argument("--problems-dir", default=None,
+                        help="KernelBench-format directory (default: the repo's KernelBench/)")
+    parser.add_argument("--out-dir", default=None, help="hidden tests directory (default: the repo's hidden_tests/)")
+    parser.add_argument("--device", default="auto", choices=("auto", "cuda", "cpu"),
+                        help="where --validate runs the references; auto: the GPU when there is one "
+                             "(default: %(default)s)")
     args = parser.parse_args()
+    from kernelbench_verified.problems.hidden_generate import generate_hidden_tests  # after --help: imports torch
+
     try:
         generate_hidden_tests(args.level, args.pid, args.validate, args.dry_run, args.problems_dir,
                               args.out_dir, args.device)

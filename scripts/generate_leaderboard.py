@@ -18,24 +18,34 @@ from kernelbench_verified.leaderboard.report import Options
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hardware", default="H200", help="baseline folder under --timing_dir (default H200)")
-    parser.add_argument("--baseline", default="baseline_time_torch_tf32", help="baseline of the fp32 runs")
-    parser.add_argument("--bf16_baseline", default="baseline_time_torch_bf16", help="baseline of the bf16 runs")
-    parser.add_argument("--out", default="leaderboard.html", help="HTML file to write")
+    summary, _, details = __doc__.partition("\n")
+    parser = argparse.ArgumentParser(description=summary, epilog=details.strip("\n"),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--hardware", default="H200",
+                        help="baseline folder under --timing_dir (default: %(default)s)")
+    parser.add_argument("--baseline", default="baseline_time_torch_tf32",
+                        help="baseline of the fp32 runs, a file name without .json (default: %(default)s)")
+    parser.add_argument("--bf16_baseline", default="baseline_time_torch_bf16",
+                        help="baseline of the bf16 runs (default: %(default)s)")
+    parser.add_argument("--out", default="leaderboard.html", help="HTML file to write (default: %(default)s)")
     parser.add_argument("--use_hidden_eval", action="store_true",
-                        help="a sample is correct only if its hidden evaluation (eval_results_hidden.json) is")
+                        help="a sample is correct only if its hidden evaluation (eval_results_hidden.json) is "
+                             "(default: the standard evaluation, eval_results.json)")
     parser.add_argument("--fp32_tolerance", type=float, default=None,
-                        help="re-judge fp32 runs at atol = rtol = this, stricter or looser, from their recorded cases")
-    parser.add_argument("--bf16_tolerance", type=float, default=None, help="the same for bf16 runs")
-    parser.add_argument("--runs_dir", default="runs", help="folder holding the run folders (default runs)")
+                        help="re-judge fp32 runs at atol = rtol = this, stricter or looser, from their recorded "
+                             "cases (default: none, each sample's verdict as evaluated)")
+    parser.add_argument("--bf16_tolerance", type=float, default=None,
+                        help="the same for bf16 runs (default: none)")
+    parser.add_argument("--runs_dir", default="runs", help="folder holding the run folders (default: %(default)s)")
     parser.add_argument("--runs", nargs="+", default=None, metavar="RUN",
                         help="only these run folders (default: every {model}_level{L}[_bf16]_test folder)")
-    parser.add_argument("--timing_dir", default=str(DEFAULT_TIMING_DIR), help="baseline files: TIMING_DIR/HW/NAME.json")
+    parser.add_argument("--timing_dir", default=str(DEFAULT_TIMING_DIR),
+                        help="baseline files: TIMING_DIR/HW/NAME.json (default: %(default)s)")
     parser.add_argument("--degenerate_file", default=str(DEFAULT_DEGENERATE_FILE),
-                        help="problems to leave out (the problem suite's list)")
+                        help="problems to leave out, the problem suite's list (default: %(default)s)")
     parser.add_argument("--review_speedup", type=float, default=10.0,
-                        help="list correct samples faster than this many times the baseline for review (0: off)")
+                        help="list correct samples faster than this many times the baseline for review; 0: off "
+                             "(default: %(default)s)")
     return parser.parse_args(argv)
 
 

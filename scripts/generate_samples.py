@@ -7,8 +7,24 @@ Keys and defaults: configs/generate.yaml. Output: runs/{run_name}/..._kernel.py,
 generation_log.jsonl and generate_config.yaml.
 """
 
-from kernelbench_verified.config import run_script
-from kernelbench_verified.generate.run import generate_run
+from pathlib import Path
+
+from kernelbench_verified.config import Sweeps, run_script
+
+
+def generate(cfg):
+    from kernelbench_verified.generate.run import generate_run  # imports torch: not for --help
+
+    return generate_run(cfg)
+
+
+def run_folder(cfg) -> list:
+    """What one job writes: the run folder (a kernel found there counts as done, whichever model wrote it)."""
+    return [Path(cfg.runs_dir) / str(cfg.run_name)]
+
+
+SWEEPS = Sweeps(run_folder, "give each job its own run_name, e.g. -m model_name=a,b level=1,2 "
+                            "'run_name=${model_name}_level${level}_test'")
 
 if __name__ == "__main__":
-    run_script("generate", generate_run)
+    run_script("generate", generate, __doc__, SWEEPS)
