@@ -6,7 +6,7 @@ that every kernel's timed calls take, with the mode's TF32 setting and precision
 (eval_mode=ray) on the cluster's judges. The record's judge statistics become the baseline entry.
 On the H200, identical code scored 0.989 (level 2) and 0.990 (level 1) against plain-process
 baselines, and 1.002 and 1.001 against baselines timed this way; how far identical code strays today
-is the validation summary's `identical_code` section (scripts/validate_harness.py).
+is the validation summary's `references` section (scripts/validate_harness.py).
 """
 
 from __future__ import annotations
@@ -36,11 +36,14 @@ def entry_from_record(record: dict | None) -> dict:
                 seconds=float(meta.get("eval_seconds") or 0.0))
 
 
-def eval_config(cfg: DictConfig, settings: dict, mode_name: str, level: int, runs_dir: Path, run_name: str):
+def eval_config(cfg: DictConfig, settings: dict, mode_name: str, level: int, runs_dir: Path, run_name: str,
+                pids: list[int]):
     """The evaluator's config for one mode and level: the baseline's timing settings, nothing judged
-    beyond one correctness trial (the reference against itself), no static checks."""
+    beyond one correctness trial (the reference against itself), no static checks, and only the
+    problems `pids` spans (the others would be recorded as missing kernels)."""
     mode = MODES[mode_name]
     overrides = [f"run_name={run_name}", f"runs_dir={runs_dir}", f"level={level}", f"device={cfg.device}",
+                 f"subset=[{min(pids)},{max(pids)}]",
                  f"num_gpu_devices={cfg.num_gpu_devices}", f"precision={mode.precision}",
                  f"tf32_mode={mode.tf32}", f"num_perf_trials={settings['num_perf_trials']}",
                  f"num_warmup={settings['num_warmup']}", f"flush_l2={settings['flush_l2']}",
@@ -77,7 +80,8 @@ def time_in_sandbox(cfg: DictConfig, settings: dict, jobs: list[dict], files, fi
                     self_candidate(Path(job["path"]).read_text()))
             print(f"{mode}, level {level}: {len(pending)} reference(s) timed as their own candidates "
                   f"-> {run_dir}")
-            evaluate_run(eval_config(cfg, settings, mode, level, runs_dir, run_name))
+            evaluate_run(eval_config(cfg, settings, mode, level, runs_dir, run_name,
+                                     [job["pid"] for job in pending]))
             records = read_json(run_dir / result_filename(False), "results file")
             for job in pending:
                 record = records.get(f"{job['pid']}_0") or {}
