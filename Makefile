@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install demo test
+.PHONY: install demo test validate
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,3 +35,8 @@ demo: install
 
 test: install
 	$(BIN)/python -m pytest -q -rs --durations=15  # -rs: every skipped test says why (the browser test without Chromium); the slowest 15 tests, for CI's 20 minutes
+
+# On a GPU box: validate the harness itself and write results/validation/{GPU}.json (docs/validation.md).
+# Extra keys go through VALIDATE, e.g. make validate VALIDATE="levels=[2] quick=true".
+validate: install
+	$(BIN)/python scripts/validate_harness.py $(VALIDATE)

@@ -84,7 +84,7 @@ class ClockSlack:
 # fresh calibration (RETRIED_CLOCK_FLAGS), so the slack covers one attempt's noise: at 2 % + 0.035 ms
 # 6 of 568 honest H200 records trip on a first attempt, none twice in a row. Today's honest gaps and
 # what each slack catches: the validation summary, `results/validation/{GPU}.json` (written by
-# scripts/validate_harness.py), sections `honest` and `clock`.
+# scripts/validate_harness.py), sections `references` and `clock`.
 SLACKS = {"host": ClockSlack(median=(0.02, 0.3), mean=(0.02, 0.3)),
           "gpu_timeline": ClockSlack(median=(0.02, 0.035), mean=(0.02, 0.035))}
 # The GPU clock's ms term, fitted to the machine the judge runs on: NOISE_MULTIPLE times the
@@ -98,7 +98,7 @@ SLACKS = {"host": ClockSlack(median=(0.02, 0.3), mean=(0.02, 0.3)),
 # calibrations SLACKS holds as is; 50, not 20: the 95th percentile of 20 is their largest, and 20
 # calibrations of a quiet stretch fitted 0.021 ms and doubted an honest clean fixture; 50 does not.
 # Each record says what it was judged with (`metadata.judge_clock_slack`); the fit on today's
-# references: validation summary, `honest`.
+# references: validation summary, `references`.
 FITTED_CLOCKS = ("gpu_timeline",)
 FITTED_FROM, FITTED_OVER = 50, 500
 NOISE_QUANTILE, NOISE_MULTIPLE, NOISE_FLOOR_MS = 0.95, 2.0, 0.02
@@ -120,7 +120,7 @@ RETRY_KEPT = ("judge_clock_gap_ms", "judge_clock_mean_gap_ms", "judge_trials_ms"
 # On the H200 an empty call takes 0.017 ms at the median (0.011-0.053 over 319 processes), the honest
 # call closest to it (a one-launch ReLU) 1.07 times the fastest, and empty calls ran 3 times slower in
 # a state of the whole timed path that lasted seconds: a quarter leaves room for that. Each record keeps
-# its empty calls (`metadata.judge_trials_ms.empty_calls`); the honest ones: validation summary, `honest`.
+# its empty calls (`metadata.judge_trials_ms.empty_calls`); the honest ones: validation summary, `references`.
 EMPTY_CALL_FLOOR = 0.25
 
 
@@ -143,7 +143,7 @@ class Trials:
 # 80 GB H100 a 16 GiB cache of 8 GiB outputs, beside the timed phase's kept copies and the kernel's
 # process, left L1/63 and L1/87 short of memory in their audits and L1/76 in its correctness cases
 # (harness_error); the cache only saves recomputing references for a problem's next sample. With a
-# tenth every reference is correct as its own candidate on an 80 GB H100 (validation summary, `honest`).
+# tenth every reference is correct as its own candidate on an 80 GB H100 (validation summary, `references`).
 REFERENCE_CACHE_SHARE = 0.1
 
 

@@ -3,7 +3,7 @@ before the leaderboard calls it one. Torch-free.
 
 results/identical_code/{hardware}.json holds, per problem, the speedups measured with each reference
 evaluated as its own candidate (written by scripts/validate_harness.py; the validation summary's
-`identical_code` section sums them up). On the H200 a launch-bound level-3 model scored from 0.52x
+`references` section sums them up). On the H200 a launch-bound level-3 model scored from 0.52x
 (L3/22) to 1.63x (L3/7) against itself (the host's launch loop, not the code), so a 1.3x there is no
 evidence of a faster kernel; a 1.3x on a level-2 problem whose identical code stayed within 1 %
 (L2/90: 0.3 %) is.
@@ -31,7 +31,7 @@ def _measured(path: Path) -> tuple[dict, dict]:
         return speedups, dict(document.get("problem_sha256") or {})
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise UserError(f"{path} is not a file of identical-code speedups ({type(exc).__name__}: {exc}); "
-                        f"rewrite it with benchmarks/identical_code.py") from None
+                        f"rewrite it with scripts/validate_harness.py steps=[references]") from None
 
 
 def noise_bound(level: int, pid: int, hardware: str | None, problem_sha256: str | None = None,

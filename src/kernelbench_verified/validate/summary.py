@@ -1,0 +1,78 @@
+"""The validation summary of one GPU model, results/validation/{GPU}.json: what users cite.
+
+{"gpu": "H100", "device_name": ..., "fingerprint": {...}, "sections": {step: {...section,
+ "measured": {"date", "harness_version", "git_commit", "settings"}}}}
+
+Each step replaces its own section when it finishes, so a validation cut short keeps the steps it
+finished, and a step run again alone (steps=[clock]) updates only its section. Every section says when
+and by which version of the harness it was measured.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+from ..paths import CHECKOUT_ROOT
+from ..results import read_json, write_json_atomic
+
+STEPS = ("gpu_tests", "exploits", "references", "clock", "throughput")
+
+
+def harness_version() -> str:
+    try:
+        return metadata.version("kernelbench-verified")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def git_commit() -> str | None:
+    """The checkout's commit, with "+changes" when its tracked files differ from it."""
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(["git", *args], cwd=CHECKOUT_ROOT, capture_output=True, text=True, timeout=20)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    commit = git("rev-parse", "HEAD")
+    if commit and git("status", "--porcelain", "--untracked-files=no"):
+        commit += "+changes"
+    return commit
+
+
+def measured(settings: dict) -> dict:
+    return {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "harness_version": harness_version(),
+            "git_commit": git_commit(), "settings": settings}
+
+
+def summary_path(out_dir: Path, gpu: str) -> Path:
+    return Path(out_dir) / f"{gpu}.json"
+
+
+def load(path: Path) -> dict:
+    return read_json(path, "validation summary") if path.is_file() else {}
+
+
+def record_section(path: Path, header: dict, step: str, section: dict, settings: dict) -> dict:
+    """Write `section` as the summary's `step`, with when and how it was measured; returns the summary."""
+    if step not in STEPS:
+        raise ValueError(f"unknown validation step {step!r}")
+    document = load(path)
+    document.update(header)
+    document.setdefault("sections", {})[step] = {**section, "measured": measured(settings)}
+    document["sections"] = {name: document["sections"][name] for name in STEPS if name in document["sections"]}
+    write_json_atomic(path, document)
+    return document
+
+
+def summaries(folder: Path) -> dict[str, dict]:
+    """Every GPU's summary in `folder`, by GPU model."""
+    found = {}
+    for path in sorted(Path(folder).glob("*.json")):
+        document = read_json(path, "validation summary")
+        if isinstance(document, dict) and "sections" in document:
+            found[document.get("gpu", path.stem)] = document
+    return found

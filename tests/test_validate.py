@@ -1,0 +1,140 @@
+"""The validation command (scripts/validate_harness.py, kernelbench_verified.validate): each step's
+figures from known records, the summary kept section by section, the pages rendered from the committed
+summaries, and a CPU run of the references step end to end."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, TINY
+from kernelbench_verified.errors import UserError
+from kernelbench_verified.problems.load import list_problems
+from kernelbench_verified.validate import clock, gpu_tests, references, render, summary
+from kernelbench_verified.validate.run import defects_of
+
+
+def timed_record(reported, waited, calibration, median, slack=None):
+    metadata = {"judge_clock": "gpu_timeline", "judge_clock_gap_ms": 0.0,
+                "judge_trials_ms": {"reported": reported, "waited": waited, "calibration_overhead": calibration}}
+    if slack:
+        metadata["judge_clock_slack"] = slack
+    return {"level": 1, "problem_id": 1, "sample_id": 0, "eval_status": "correct", "runtime": median,
+            "runtime_stats": {"median": median, "mean": median, "device": "cuda:0"}, "metadata": metadata}
+
+
+def test_the_clock_step_finds_the_smallest_fake_the_judges_rule_withholds():
+    assert clock.faked([1.0] * 4, 0.5, 0.5) == [1.0, 0.5, 1.0, 0.5]
+    slack = {"median": [0.0, 0.104], "mean": [0.0, 0.104], "calibrations": 60}
+    record = timed_record([1.0] * 100, [1.3] * 100, [0.3] * 100, 1.0, slack)
+    # A fake of f lowers each call's report by f ms here; the gap must exceed 0.104 ms.
+    assert clock.smallest_fake(record) == pytest.approx(0.11)
+    # Faking 49 of 100 calls leaves the median call honest: only the mean check sees it, once the mean
+    # over the 98 calls it keeps (the 2 slowest left out) moves by f / 2 > 0.104 ms.
+    assert clock.smallest_fake(record, share=0.49) == pytest.approx(0.49 * 0.21)
+    noisy = timed_record([1.0] * 100, [1.5] * 100, [0.3] * 100, 1.0, slack)  # an honest gap of 0.2 ms
+    section = clock.section([record, noisy, timed_record([5.0] * 100, [5.3] * 100, [0.3] * 100, 5.0, slack)])
+    assert section["honest_records"] == 3 and section["withheld_without_fake"] == 1
+    assert section["fake_caught_by_call_time"] == {
+        "1-2 ms": {"records": 1, "caught_in_every": 0.11, "caught_in_95_percent": 0.11},
+        "5-10 ms": {"records": 1, "caught_in_every": 0.03, "caught_in_95_percent": 0.03}}
+    assert section["slack_ms_term"] == {"min": 0.104, "max": 0.104}
+    # Only correct CUDA records with the judge's raw figures are honest timed records.
+    cpu = dict(record, runtime_stats={"median": 1.0, "mean": 1.0, "device": "cpu"})
+    assert clock.honest_timed({"a": record, "b": cpu, "c": dict(record, eval_status="incorrect")}) == [record]
+
+
+def test_pytest_counts_are_read_from_its_closing_line():
+    assert gpu_tests.counts("x\n26 passed, 1 xfailed, 1 xpassed in 135.36s (0:02:15)\n") == {
+        "passed": 26, "failed": 0, "errors": 0, "skipped": 0, "xfailed": 1, "xpassed": 1}
+    assert gpu_tests.counts("==== 2 failed, 3 passed, 1 error in 4.0s ====")["errors"] == 1
+    assert gpu_tests.counts("no tests ran")["passed"] == 0
+
+
+def test_references_figures_count_rejections_withheld_times_and_identical_codes_spread(tmp_path):
+    problems = list_problems(1, TINY / "KernelBench")[:3]
+    first, second, third = problems
+    ok = {"eval_status": "correct", "runtime": 2.0,
+          "metadata": {"eval_seconds": 3.0, "judge_trials_ms": {"reported": [2.0] * 100}, "clock_retry": {}}}
+    records = {f"{first.pid}_0": ok,
+               f"{second.pid}_0": {"eval_status": "correct", "runtime": -1.0,
+                                   "metadata": {"runtime_withheld": "integrity flags: timing_below_judge_clock"}},
+               f"{third.pid}_0": {"eval_status": "incorrect", "runtime": -1.0, "metadata": {"failed_case": "D2"}}}
+    baseline = {first.filename: {"mean": 2.2}}
+    found = references.level_figures(1, records, baseline, problems)
+    assert found["speedups"] == {f"L1/{first.pid}": 1.1}
+    assert found["withheld"] == [f"L1/{second.pid}: integrity flags: timing_below_judge_clock"]
+    assert found["rejected"] == [f"L1/{third.pid} incorrect: D2"]
+    assert found["doubted_once"] == [f"L1/{first.pid}"]
+    assert found["harness_seconds"] == {f"L1/{first.pid}": pytest.approx(2.8)}  # 3 s less 100 calls of 2 ms
+    level = references.section({1: found})["levels"]["1"]
+    assert level["evaluated"] == 1 and level["identical_code"]["geomean"] == 1.1
+    # The bounds file: measured problems replace their entries, others stay; digests of today's files.
+    bounds = tmp_path / "X.json"
+    bounds.write_text(json.dumps({"speedups": {"L1/99": [0.9, 1.05], f"L1/{first.pid}": [3.0]},
+                                  "problem_sha256": {"L1/99": "old", f"L1/{first.pid}": "old"}}))
+    references.write_bounds(bounds, "X", {1: found}, {f"L1/{first.pid}": first})
+    written = json.loads(bounds.read_text())
+    assert written["speedups"] == {f"L1/{first.pid}": [1.1], "L1/99": [0.9, 1.05]}
+    assert written["problem_sha256"][f"L1/{first.pid}"] == first.source_sha256
+
+
+def test_each_step_replaces_its_own_section_and_defects_are_named(tmp_path):
+    path = tmp_path / "X.json"
+    header = {"gpu": "X", "device_name": "a GPU", "fingerprint": {}}
+    summary.record_section(path, header, "clock", {"honest_records": 1}, {"levels": [1]})
+    summary.record_section(path, header, "exploits", {"attacks_missed": ["side_stream_x"],
+                                                      "honest": {"rejected": ["conv"], "withheld": []}}, {})
+    document = summary.record_section(path, header, "clock", {"honest_records": 2}, {})
+    assert list(document["sections"]) == ["exploits", "clock"]  # in step order
+    assert document["sections"]["clock"]["honest_records"] == 2
+    assert document["sections"]["clock"]["measured"]["harness_version"]
+    assert summary.summaries(tmp_path)["X"] == document
+    assert defects_of(document) == ["attack missed: side_stream_x", "honest fixture rejected: conv"]
+    with pytest.raises(ValueError):
+        summary.record_section(path, header, "bogus", {}, {})
+
+
+def test_the_committed_pages_show_exactly_the_committed_summaries():
+    """docs/validation.md's figures and the README's headline table are generated, never typed."""
+    folder = ROOT / "results" / "validation"
+    assert summary.summaries(folder), "no validation summary is committed"
+    for page, part in ((ROOT / "docs" / "validation.md", "figures"), (ROOT / "README.md", "headline")):
+        assert render.rendered(folder, page, part) == page.read_text(), \
+            f"{page.name} is out of date: run scripts/validate_harness.py steps=[] to render it again"
+
+
+def test_the_headline_table_names_each_gpu_and_keeps_to_eight_rows():
+    found = summary.summaries(ROOT / "results" / "validation")
+    table = render.headline_markdown(found).splitlines()
+    assert table[0].startswith("| figure |") and all(gpu in table[0] for gpu in found if gpu != "cpu")
+    assert 3 <= len(table) - 2 <= 8
+
+
+def test_a_cpu_run_of_the_references_step_writes_a_summary_section(tmp_path):
+    out = tmp_path / "validation"
+    command = [sys.executable, str(ROOT / "scripts" / "validate_harness.py"), "steps=[references]", "levels=[1]",
+               "device=cpu", f"problems_dir={TINY / 'KernelBench'}", f"hidden_tests_dir={TINY / 'hidden_tests'}",
+               f"work_dir={tmp_path / 'work'}", f"out_dir={out}", f"identical_code_dir={tmp_path / 'ic'}",
+               "docs=null", "readme=null", "timeout=120"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    document = json.loads((out / "cpu.json").read_text())
+    level = document["sections"]["references"]["levels"]["1"]
+    assert level["evaluated"] == 4 and level["rejected"] == [] and level["withheld"] == []
+    assert level["identical_code"]["problems"] == 4
+    assert not (tmp_path / "ic").exists()  # CPU speedups are no GPU's identical-code bounds
+    # The clock step needs CUDA-timed records, which a CPU run has none of: one line says so.
+    again = subprocess.run(command[:2] + ["steps=[clock]"] + command[4:], capture_output=True, text=True,
+                           timeout=300, cwd=tmp_path)
+    assert again.returncode == 2 and again.stderr.strip().startswith("error: steps=[clock] needs honest")
+
+
+def test_unknown_steps_and_levels_are_one_line_errors(tmp_path):
+    from kernelbench_verified.config import load_config
+    from kernelbench_verified.validate.run import Validation
+
+    for override, message in (("steps=[gpu_tests,bogus]", "unknown step(s) bogus"), ("levels=[5]", "levels 1 to 4")):
+        with pytest.raises(UserError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            Validation(load_config("validate", [override, "device=cpu", f"work_dir={tmp_path}"]))
