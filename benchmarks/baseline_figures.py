@@ -2,7 +2,7 @@
 
     python benchmarks/baseline_figures.py --hardware H200 [--dir results/timing] \\
         [--repeat results/timing/H200/baseline_time_torch_tf32.json results/timing_repeat/H200/baseline_time_torch_tf32.json] \\
-        [--out benchmarks/results/H200_baseline_figures.json]
+        [--out figures.json]
 
 Reads {dir}/{hardware}/*.json as written by scripts/generate_baseline_time.py (old-format files too).
 - time per problem: wall seconds the run spent timing each problem, per mode and level;

@@ -2,9 +2,9 @@
 
 Records each problem's forward time, peak memory, finiteness and degenerate (constant) outputs.
 
-    python scripts/validate_problems.py --level 1 2 [--pid 19] [--out results/validation]
+    python scripts/validate_problems.py --level 1 2 [--pid 19] [--out results/problems]
 
-Writes results/validation/{HW}_level{L}.json (resumable: problems already there are skipped unless
+Writes results/problems/{HW}_level{L}.json (resumable: problems already there are skipped unless
 --force) and results/degenerate_problems.json, the list the leaderboard excludes.
 """
 
@@ -20,7 +20,7 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--level", type=int, nargs="+", required=True, help="the levels to check")
     parser.add_argument("--pid", type=int, nargs="*", help="only these problem ids (default: every problem)")
-    parser.add_argument("--out", default="results/validation",
+    parser.add_argument("--out", default="results/problems",
                         help="folder of the reports, {HW}_level{L}.json (default: %(default)s)")
     parser.add_argument("--degenerate-file", default="results/degenerate_problems.json",
                         help="the list of degenerate problems to update (default: %(default)s)")

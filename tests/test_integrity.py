@@ -146,21 +146,6 @@ def test_a_call_reported_under_a_quarter_of_the_fastest_call_of_no_work_is_withh
     assert timing_flags(stats, [0.001] * 100, [0.001 + 0.33] * 100, null, gpu, []) == []
 
 
-def test_empty_call_floor_replays_the_judges_rule_on_records():
-    """benchmarks/empty_call_floor.py: each correct record's median call against its fastest empty call,
-    withheld exactly where the judge's rule withholds it; failed records and older ones are skipped."""
-    from conftest import load_benchmark
-
-    def record(reported, empty, status="correct"):
-        raw = {"reported": reported, "waited": [t + 0.35 for t in reported], "empty_calls": empty}
-        return {"eval_status": status, "metadata": {"judge_trials_ms": raw}}
-
-    rows = load_benchmark("empty_call_floor").floor_rows({
-        "faked": record([0.001] * 5, [0.016, 0.02]), "honest": record([0.024] * 5, [0.0225, 0.03]),
-        "failed": record([0.001] * 5, [0.016], status="incorrect"), "older": record([0.001] * 5, [])})
-    assert [(key, hit) for _, key, hit in rows] == [("faked", True), ("honest", False)]
-    assert rows[1][0] == pytest.approx(0.024 / 0.0225)
-
 
 def test_a_sample_the_calibrated_clock_doubts_is_judged_again_and_the_second_record_stands():
     """An honest sample on the H200 once had its time withheld (+0.147 ms: the timed path's overhead rose

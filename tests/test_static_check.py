@@ -5,12 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KERNELS, ROOT, load_benchmark
+from conftest import KERNELS, ROOT
 from kernelbench_verified.errors import UserError
 from kernelbench_verified.static.check import Finding, check_file, check_source, rule_table
 from kernelbench_verified.static.policy import REJECTED_STATUS, apply_policy, rejecting_codes
 from kernelbench_verified.static.rules import RULES
 from kernelbench_verified.problems.load import LEVELS, list_problems, self_candidate
+from kernelbench_verified.validate.exploits import expected_code as exploit_code
 
 FIXTURES = ROOT / "tests" / "fixtures"
 EXPLOITS = sorted((FIXTURES / "exploits").glob("*.py"))
@@ -20,7 +21,7 @@ CODES = {rule.code: rule.severity for rule in RULES}
 
 
 def expected_code(path: Path) -> str:
-    code = load_benchmark("exploit_suite").expected_code(path.stem)
+    code = exploit_code(path.stem)
     assert code, f"{path.name} does not start with a rule code"
     return code
 
