@@ -304,3 +304,20 @@ def test_a_kernel_is_evaluated_while_other_kernels_still_build(tmp_path, monkeyp
     assert seen.get("first_recorded_before_second_build") is True
     assert {k: r["eval_status"] for k, r in json.loads(results_file.read_text()).items()} == \
         {"1_0": "correct", "2_0": "correct"}
+
+
+def test_a_file_that_holds_no_code_is_a_missing_kernel_not_a_load_error(tmp_path):
+    """Published corpora hold rows whose kernel is the text `None`, prose or nothing: no kernel was
+    written, which is not a kernel that failed to load."""
+    from kernelbench_verified.evaluate.run import holds_code
+
+    run_dir = tmp_path / "nocode"
+    run_dir.mkdir()
+    for sid, text in enumerate(["None", "", "I'm sorry, I can't write that kernel.", "'''no kernel'''\n"]):
+        (run_dir / f"level_1_problem_1_sample_{sid}_kernel.py").write_text(text)
+    evaluate_run(load_config("eval", tiny_overrides(tmp_path, "nocode", num_samples=4, subset="[1,1]")))
+    results = json.loads((run_dir / "eval_results.json").read_text())
+    assert [results[f"1_{sid}"]["eval_status"] for sid in range(4)] == ["missing_kernel"] * 4
+    assert "holds no code: 'None'" in results["1_0"]["metadata"]["error"]
+    assert holds_code("class ModelNew(:\n  pass")  # broken code that tried: its load error stands
+    assert holds_code("import torch\nx = 1") and not holds_code("None") and not holds_code("x +")

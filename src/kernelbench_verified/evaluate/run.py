@@ -7,6 +7,7 @@ at once, and a re-run skips samples that already have one.
 
 from __future__ import annotations
 
+import ast
 import multiprocessing as mp
 import os
 import queue
@@ -199,6 +200,21 @@ def read_kernel(path: Path, run_dir: Path) -> str:
 
 
 MAX_KERNEL_BYTES = 4 << 20
+# Statements that make a file code rather than a stray value or prose ("None", "I cannot do that.").
+CODE_STATEMENTS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign,
+                   ast.AnnAssign, ast.AugAssign, ast.If, ast.Try, ast.With, ast.For, ast.While)
+
+
+def holds_code(source: str) -> bool:
+    """Whether a kernel file holds an attempt at code: it names ModelNew, or it parses and imports,
+    defines or assigns something. A file of the text `None`, of prose or of nothing is no kernel
+    (missing_kernel); broken code that tried is a load error of its own."""
+    if "ModelNew" in source:
+        return True
+    try:
+        return any(isinstance(node, CODE_STATEMENTS) for node in ast.parse(source).body)
+    except (SyntaxError, ValueError):
+        return False
 
 
 class KernelRefused(Exception):
@@ -296,6 +312,10 @@ def evaluate_run(cfg: DictConfig) -> int:
                     source = read_kernel(path, run_dir)
                 except KernelRefused as exc:
                     recorder.save(problem, sid, {"eval_status": "refused_kernel", "error": str(exc)})
+                    continue
+                if not holds_code(source):
+                    recorder.save(problem, sid, {"eval_status": "missing_kernel",
+                                                 "error": f"{path.name} holds no code: {source.strip()[:80]!r}"})
                     continue
                 if not _screen(recorder, problem, sid, source, settings):
                     cases = cases or case_list(settings, hidden[problem.pid])
