@@ -10,6 +10,7 @@ and by which version of the harness it was measured.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from datetime import datetime, timezone
 from importlib import metadata
@@ -22,10 +23,12 @@ STEPS = ("gpu_tests", "exploits", "references", "clock", "throughput")
 
 
 def harness_version() -> str:
+    """The package's version: installed metadata, else the checkout's pyproject.toml (a run from src/)."""
     try:
         return metadata.version("kernelbench-verified")
     except metadata.PackageNotFoundError:
-        return "unknown"
+        found = re.search(r'^version = "([^"]+)"', (CHECKOUT_ROOT / "pyproject.toml").read_text(), flags=re.M)
+        return found.group(1) if found else "unknown"
 
 
 def git_commit() -> str | None:
