@@ -24,8 +24,9 @@ def test_gpu_verdicts_through_cuda_ipc(tmp_path, sandbox):
         pytest.fail("the jail needs root; run the GPU tests as root on the GPU machine")
     run_dir = make_run(tmp_path, "gpu", {(1, 0): "relu_correct", (1, 1): "relu_identity_shortcut",
                                          (1, 2): "relu_patch_tensor_ops", (4, 0): "cross_entropy_correct",
-                                         (3, 0): "linear_gelu_correct", (1, 3): "relu_compiled_graphs"})
-    cfg = load_config("eval", tiny_overrides(tmp_path, "gpu", num_samples=4, use_hidden_tests=True, device="cuda",
+                                         (3, 0): "linear_gelu_correct", (1, 3): "relu_compiled_graphs",
+                                         (1, 4): "relu_transposed_output", (2, 0): "matmul_channels_last_view"})
+    cfg = load_config("eval", tiny_overrides(tmp_path, "gpu", num_samples=5, use_hidden_tests=True, device="cuda",
                                              sandbox=sandbox))
     evaluate_run(cfg)
     results = json.loads((run_dir / "eval_results_hidden.json").read_text())
@@ -40,6 +41,10 @@ def test_gpu_verdicts_through_cuda_ipc(tmp_path, sandbox):
     assert results["4_0"]["eval_status"] == "correct", results["4_0"]["metadata"]
     assert results["3_0"]["eval_status"] == "correct", results["3_0"]["metadata"]
     assert results["1_3"]["eval_status"] == "correct", results["1_3"]["metadata"]  # outputs from a graph pool
+    # Outputs in another layout (a transposed view) are judged on their values and keep their time.
+    for key in ("1_4", "2_0"):
+        assert results[key]["eval_status"] == "correct", results[key]["metadata"]
+        assert results[key]["runtime"] > 0, results[key]["metadata"].get("runtime_withheld")
     assert "H200" in results["1_0"]["metadata"]["hardware"] or results["1_0"]["metadata"]["hardware"]
     stats = results["1_0"]["runtime_stats"]
     assert stats["persisting_l2_resets"] == stats["num_trials"]

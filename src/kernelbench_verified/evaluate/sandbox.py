@@ -135,6 +135,7 @@ class Session:
         self.flags: list[str] = []
         self.armed = False  # "armed" sent: the next request is a timed call's
         self.timeline: TimelineSlots | None = None  # the timed phase's slots when the judge's clock is the GPU's
+        self.layouts: list | None = None  # meta tensors of the last call's outputs: the slots' layout
 
     def _inputs(self, message: dict) -> list:
         """The request's inputs: the buffers the judge filled (CUDA) or the bytes that came with it."""
@@ -168,6 +169,9 @@ class Session:
             torch.cuda.synchronize(self.device)
         output_flags = integrity.output_flags(outputs, inputs)
         self.flags += watch.flags() + output_flags
+        # The timed calls' slots take this layout (timeline.py), so copying a channels_last or transposed
+        # output into them costs what the reference's contiguous copy cost in the calibration.
+        self.layouts = [torch.empty_like(o, device="meta") if isinstance(o, torch.Tensor) else None for o in outputs]
         descs, payload = export_values(outputs)
         # Only a report against itself: on the CPU the judge cannot see this process's memory (on CUDA
         # it checks the addresses itself), and an honest kernel that aliases its input fails either way.
@@ -194,7 +198,7 @@ class Session:
         self.threads_before = len(integrity.STARTED_THREADS)
         reply = {"event": "ready"}
         if self.device.type == "cuda" and message.get("outputs") is not None:  # the judge times on the GPU (timeline.py)
-            self.timeline = TimelineSlots(self.device, message["outputs"], DTYPES)
+            self.timeline = TimelineSlots(self.device, message["outputs"], DTYPES, self.layouts)
             reply["slots"], reply["words"] = export_values(self.timeline.slots)[0], export_values([self.timeline.words])[0]
         self.channel.send(reply)
 

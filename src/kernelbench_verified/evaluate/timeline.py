@@ -93,14 +93,27 @@ class TimelineClock:
         torch.cuda.synchronize(self.device)
 
 
+def _slot(shape: list, dtype: torch.dtype, device: torch.device, layout) -> torch.Tensor:
+    """An empty slot of `shape`, strided like `layout` (a meta tensor of that shape made by empty_like,
+    so dense) when there is one, else contiguous."""
+    if isinstance(layout, torch.Tensor) and list(layout.shape) == list(shape):
+        return torch.empty_strided(shape, layout.stride(), dtype=dtype, device=device)
+    return torch.empty(shape, dtype=dtype, device=device)
+
+
 class TimelineSlots:
     """The kernel process's side: the slots and words the judge maps, and one timed call between them."""
 
-    def __init__(self, device: torch.device, specs: list, dtypes: dict):
+    def __init__(self, device: torch.device, specs: list, dtypes: dict, layouts: list | None = None):
+        """Slots of the outputs' shapes and dtypes (`specs`, the reference's), each in the layout of the
+        kernel's own output of that shape (`layouts`, meta tensors of its last outputs) where that layout
+        is dense, so the copy into it in the clock's window is a plain copy of the same bytes as the
+        reference's calibration made, whatever the kernel's output layout."""
         if not isinstance(specs, list) or not specs:
             raise ValueError("the timing request's output specs are not a list")
         self.device = device
-        self.slots = [torch.empty(s["shape"], dtype=dtypes[s["dtype"]], device=device) for s in specs]
+        layouts = layouts if isinstance(layouts, list) and len(layouts) == len(specs) else [None] * len(specs)
+        self.slots = [_slot(s["shape"], dtypes[s["dtype"]], device, layout) for s, layout in zip(specs, layouts)]
         self.words = torch.zeros(2, dtype=torch.int32, device=device)
         self.go, self.done = self.words[0:1], self.words[1:2]
         self.ready = torch.cuda.Event()

@@ -3,8 +3,10 @@
 On CUDA a tensor travels as a CUDA IPC handle of its storage and the receiver maps that memory (no
 copy: a 6.4 GB output is compared in place; only an output that CUDA IPC cannot share, such as one of
 torch.compile's CUDA graphs, is copied first). On the CPU its bytes follow the message on the pipe.
-Either way the receiver rebuilds a plain tensor from dtype, shape and memory, so a tensor subclass or
-a patched method in the sender's process cannot alter what is compared.
+Either way the receiver rebuilds a plain tensor from dtype, shape (on CUDA also strides) and memory, so a
+tensor subclass or a patched method in the sender's process cannot alter what is compared. A CUDA
+tensor keeps the layout the kernel gave it (channels_last, transposed, expanded): the judge reads its
+values where they are, and no copy is queued after the kernel's synchronisation.
 
 Values that are not tensors travel as JSON ({"value": ...}) when JSON holds them (scalars, lists and
 string-keyed dicts of them); anything else becomes its repr, which compares unequal to any real value.
@@ -76,13 +78,15 @@ def release_exports(keep: list) -> None:
 
 
 def export_values(values: list) -> tuple[list, bytes]:
-    """Descriptions of `values` and the bytes of their CPU tensors, for one message."""
-    descs, chunks, offset = [], [], 0
+    """Descriptions of `values` and the bytes of their CPU tensors, for one message. A CUDA tensor is
+    shared in the layout it has (its strides and storage offset travel with it): making it contiguous
+    here would queue a copy after the call's synchronisation, which the judge could read before it ran."""
+    descs, chunks, offset, copied_on = [], [], 0, set()
     for value in values:
         if not isinstance(value, torch.Tensor):
             descs.append({"value": _json_value(value)})
             continue
-        tensor = value.detach().contiguous()
+        tensor = value.detach()
         desc = {"dtype": str(tensor.dtype).removeprefix("torch."), "shape": list(tensor.shape)}
         if tensor.is_cuda:
             try:
@@ -92,15 +96,19 @@ def export_values(values: list) -> tuple[list, bytes]:
                 # the H200 ("invalid device pointer"); a copy in ordinary memory can, with the same values.
                 tensor = tensor.clone()
                 handle = tensor.untyped_storage()._share_cuda_()
+                copied_on.add(tensor.device)
             _EXPORTED.append((tensor.untyped_storage().data_ptr(), handle[4], handle[5]))
             desc["cuda_ipc"] = [_b64(v) for v in handle]
             desc["offset_bytes"] = tensor.storage_offset() * tensor.element_size()
+            desc["stride"] = list(tensor.stride())
         else:
-            data = tensor.reshape(-1).view(torch.uint8).numpy().tobytes() if tensor.numel() else b""
+            data = tensor.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes() if tensor.numel() else b""
             desc["offset"], desc["nbytes"] = offset, len(data)
             chunks.append(data)
             offset += len(data)
         descs.append(desc)
+    for device in copied_on:  # the copies are done before the reply says the values are there
+        torch.cuda.synchronize(device)
     return descs, b"".join(chunks)
 
 
@@ -131,18 +139,35 @@ def _import_one(desc, payload: bytes):
     dtype, shape, nbytes = _shape_and_bytes(desc)
     if "cuda_ipc" in desc:
         storage = torch.UntypedStorage._new_shared_cuda(*_ipc_arguments(desc["cuda_ipc"]))
+        stride, extent = _stride_and_extent(desc, shape)
+        element = torch.empty((), dtype=dtype).element_size()
         offset = desc.get("offset_bytes", 0)
-        if not isinstance(offset, int) or offset < 0 or offset + nbytes > storage.nbytes():
+        if not isinstance(offset, int) or offset < 0 or offset % element or offset + extent * element > storage.nbytes():
             raise ValueError("tensor description points outside its storage")
-        flat = torch.empty(0, dtype=torch.uint8, device=storage.device)
-        flat.set_(storage, offset, (nbytes,), (1,))
-        return flat.view(dtype).reshape(shape)
+        return torch.empty(0, dtype=dtype, device=storage.device).set_(storage, offset // element, shape, stride)
     offset, size = desc.get("offset"), desc.get("nbytes")
     if not isinstance(offset, int) or size != nbytes or offset < 0 or offset + nbytes > len(payload):
         raise ValueError("tensor bytes missing or of the wrong size")
     if nbytes == 0:
         return torch.empty(shape, dtype=dtype)
     return torch.frombuffer(bytearray(payload[offset:offset + nbytes]), dtype=torch.uint8).view(dtype).reshape(shape)
+
+
+def _stride_and_extent(desc: dict, shape: list) -> tuple[list, int]:
+    """The strides of a shared tensor (contiguous when none are given) and how many elements of its
+    storage they reach; ValueError if malformed."""
+    stride = desc.get("stride")
+    if stride is None:
+        stride, step = [], 1
+        for s in reversed(shape):
+            stride.insert(0, step)
+            step *= max(s, 1)
+    if not isinstance(stride, list) or len(stride) != len(shape) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 40 for v in stride):
+        raise ValueError(f"malformed tensor strides {str(stride)[:200]}")
+    if any(s == 0 for s in shape):
+        return stride, 0
+    return stride, 1 + sum((s - 1) * v for s, v in zip(shape, stride))
 
 
 def _ipc_arguments(fields) -> tuple:
