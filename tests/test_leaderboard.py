@@ -292,7 +292,7 @@ def test_static_findings_and_integrity_flags_reach_the_verdict_text():
     withheld = {"metadata": {"integrity": ["harness_patched: time.perf_counter"],
                              "runtime_withheld": "integrity flags: harness_patched"}}
     assert _review_notes(withheld) == " · flags: harness_patched · time withheld, not counted in speedups"
-    # How far the judge's clock vouches for a time (issue 16's bar is a 10 % fake): at 0.5 ms a call it
+    # How far the judge's clock vouches for a time (the bar is a 10 % fake): at 0.5 ms a call it
     # catches fakes from 22 %, at 0.03 ms none; from 2 ms (7 %) no note.
     assert _review_notes({"metadata": {"judge_clock_catches_from": 0.22}}) == \
         " · time checked loosely: the judge's clock catches fakes over 22% of it"

@@ -22,7 +22,7 @@ from ..errors import UserError
 
 SHOWN_NAMES = 20   # sample keys a warning lists before "and N more"
 # A sample's time is noted as loosely checked when the judge's clock would let a fake of more than this
-# share of it through (metadata.judge_clock_catches_from; issue 16's bar).
+# share of it through (metadata.judge_clock_catches_from): a 10 % fake is the largest a cited time may hide.
 CLOCK_CHECK_BAR = 0.10
 
 
