@@ -199,28 +199,41 @@ def test_each_judge_times_on_a_cpu_of_its_own_or_none_does(monkeypatch):
     assert cpu_placement(0, 1) == (set(range(8)), None)
 
 
-def test_a_sandbox_serves_its_job_with_every_thread_on_the_judges_timed_cpu(tmp_path):
-    """The kernel reports, in the error it raises, the CPUs each of its process's threads may run on
-    (threads of torch's import included); the judge's record names the same one CPU."""
+def test_a_sandbox_checks_on_the_judges_cpus_and_times_on_its_timed_cpu(tmp_path):
+    """The kernel notes, at every call, the CPUs each of its process's threads may run on (threads of
+    torch's import included), and raises at the first call confined to one CPU, naming the call and
+    what the first call had: its correctness cases ran on the judge's CPUs (a lazy build may use them
+    all), its timed calls on the judge's timed CPU, which the record names."""
     from conftest import KERNELS, tiny_overrides
     from kernelbench_verified.evaluate.judge import Judge
     from kernelbench_verified.evaluate.launch import child_environment
     from kernelbench_verified.evaluate.run import _job, case_list, settings_from_config
 
     kernel = (KERNELS / "relu_correct.py").read_text().replace("return torch.clamp_min(x, 0.0)", (
-        "import os\n        cpus = {tuple(sorted(os.sched_getaffinity(int(t)))) for t in os.listdir('/proc/self/task')}\n"
-        "        raise RuntimeError(f'threads on {sorted(cpus)}')"))
+        "import os\n        cpus = sorted({tuple(sorted(os.sched_getaffinity(int(t)))) for t in os.listdir('/proc/self/task')})\n"
+        "        SEEN.append(cpus)\n"
+        "        if len(SEEN) > 1 and cpus == [cpus[0][:1]]:\n"
+        "            raise RuntimeError(f'call {len(SEEN)} on {cpus}, call 1 on {SEEN[0]}')\n"
+        "        return torch.clamp_min(x, 0.0)")) + "\n\nSEEN = []\n"
     cfg = load_config("eval", tiny_overrides(tmp_path, "pinned"))
     settings = settings_from_config(cfg)
     (relu,) = list_problems(1, cfg.problems_dir, (1, 1))
     job = _job(relu, 0, kernel, settings, None, case_list(settings, None), tmp_path / "builds", "cpu", "eval")
-    timed_cpu = max(os.sched_getaffinity(0))
+    judge_cpus = sorted(os.sched_getaffinity(0))
+    if len(judge_cpus) < 2:
+        pytest.skip("one CPU: nothing to spread over")
+    timed_cpu = judge_cpus[-1]
     judge = Judge(settings, "cpu", child_environment(settings, tmp_path / "builds", ""), timed_cpu=timed_cpu)
     try:
         record = judge.evaluate(job)
     finally:
         judge.close()
-    assert f"threads on [({timed_cpu},)]" in record["error"] and record["timed_cpu"] == timed_cpu, record
+    # The 5 correctness trials come first, on the judge's CPUs; the timing phase's warm-up is the first
+    # call on the timed CPU.
+    found = re.search(r"call (\d+) on \[\((\d+),\)\], call 1 on \[(.*)\]", record["error"])
+    assert found and int(found.group(1)) > 5, record
+    assert int(found.group(2)) == timed_cpu and found.group(3) == str(tuple(judge_cpus))
+    assert record["timed_cpu"] == timed_cpu
 
 
 def test_per_level_trial_counts():

@@ -465,10 +465,11 @@ class Conversation:
         problem = load_module(job["problem_path"], "judge_problem")
         hidden = load_module(job["hidden_path"], "judge_hidden") if job.get("hidden_path") else None
         runs_model = job["mode"] in ("eval", "warm")
-        init_args = init_arguments(problem, job["seed"], self.device) if runs_model else []
-        init_descs, init_payload = export_values(init_args)
-        if init_payload:
+        init_descs, init_payload = export_values(init_arguments(problem, job["seed"], self.device))
+        if init_payload and runs_model:
             raise SampleFailed("harness_error", error="get_init_inputs() returns CPU tensors, which cannot be sent")
+        if init_payload:  # a build's construction probe goes without (sandbox.probe_builds)
+            init_descs = None
         refs = self.judge.references
         if runs_model:
             refs.reset((job["problem_path"], job.get("hidden_path"), job["input_salt"]), problem, hidden, job,
@@ -478,7 +479,7 @@ class Conversation:
         if job["mode"] == "eval":
             self.calibrate(cases[0])
             give_back_memory(self.device)
-        self.expect("compiled")
+        self.record["extension_builds"] = _builds(self.expect("compiled").get("builds"))
         self.record["compiled"] = True
         self.sandbox.harvest_build(Path(job["build_dir"]))
         self.lap("start_and_load")
@@ -502,6 +503,7 @@ class Conversation:
         self.post({"op": "end"})
         bye = self.expect("bye")
         self.record["precision_flags"] = _bounded_json(bye.get("precision_flags"))
+        self.record["extension_builds"] = _builds(bye.get("builds"))
         reports = bye.get("reports")
         self.record["sandbox_reports"] = [str(r)[:300] for r in reports][:20] if isinstance(reports, list) else []
         self.record["eval_status"] = "correct"
@@ -515,7 +517,7 @@ class Conversation:
         keys = ("kernel_source", "build_key", "device", "tf32_mode", "precision", "seed", "mode", "flush_l2")
         sent = dict({k: job[k] for k in keys}, init_args=init_descs, torch_pch=job.get("torch_pch") or {},
                     build_dir=self.sandbox.seed_build(Path(job["build_dir"])), timed_cpu=self.judge.timed_cpu)
-        if job["mode"] == "eval":
+        if job["mode"] in ("eval", "compile"):  # compile: the build's construction probe reads its shapes
             sent["reference_source"] = Path(job["problem_path"]).read_text()
         return sent
 
@@ -905,6 +907,15 @@ def _outline(value):
     if not isinstance(value, torch.Tensor):
         return value
     return torch.empty((), dtype=value.dtype, device=value.device).expand(value.shape)
+
+
+def _builds(reported) -> list:
+    """The extension builds a sandbox says it ran, [name, seconds, succeeded], bounded: informational
+    only (the kernel's own process reports them), to show builds that ran while a GPU waited."""
+    if not isinstance(reported, list):
+        return []
+    return [[str(b[0])[:120], float(b[1]) if isinstance(b[1], (int, float)) else -1.0, b[2] is True]
+            for b in reported[:20] if isinstance(b, list) and len(b) == 3]
 
 
 def _empty_like(values: list) -> list:

@@ -55,6 +55,12 @@ class CompileFailure(Exception):
     pass
 
 
+# Every extension build the kernel asked for in this process: (name, seconds, whether it succeeded).
+# Reported to the judge (informational: the kernel's own process says it), so a record shows the
+# builds that ran in the sandbox instead of in the build phase.
+BUILDS: list[tuple[str, float, bool]] = []
+
+
 def _route_extension_builds(build_dir: Path, suffix: str, torch_pch: dict) -> None:
     """Make every cpp_extension build of this kernel use its own directory and a unique name, and find
     the precompiled torch header made for its C++ flags first (pch.py)."""
@@ -72,15 +78,40 @@ def _route_extension_builds(build_dir: Path, suffix: str, torch_pch: dict) -> No
             if header:
                 bound.arguments["extra_include_paths"] = [header, *(bound.arguments.get("extra_include_paths") or [])]
             (build_dir / name).mkdir(parents=True, exist_ok=True)
+            started = time.monotonic()
             try:
-                return original(*bound.args, **bound.kwargs)
+                built = original(*bound.args, **bound.kwargs)
             except Exception as exc:
+                BUILDS.append((name, round(time.monotonic() - started, 2), False))
                 raise CompileFailure(str(exc)) from exc
+            BUILDS.append((name, round(time.monotonic() - started, 2), True))
+            return built
 
         return routed
 
     cpp_extension.load_inline = wrap(cpp_extension.load_inline)
     cpp_extension.load = wrap(cpp_extension.load)
+
+
+def probe_builds(kernel, job: dict) -> None:
+    """In the build phase (mode "compile", no GPU): construct ModelNew and call it once on inputs of the
+    problem's shapes on the meta device, so that extensions built in `__init__`, in a helper of the first
+    forward or inside a try/except are built here, on a CPU build worker, and found built when the
+    kernel is judged, instead of built while its GPU waits. Whatever the kernel raises is ignored: it is
+    judged in its own evaluation. A build it guards with a GPU check (torch.cuda.is_available(), a CUDA
+    input) is not reached, and runs in the judged sandbox as before."""
+    model_cls = getattr(kernel, "ModelNew", None)
+    if not isinstance(model_cls, type) or job.get("init_args") is None or not job.get("reference_source"):
+        return
+    try:
+        path = Path(job["workdir"]) / "reference.py"
+        path.write_text(job["reference_source"])
+        reference = load_module(path, "probe_reference")
+        with torch.device("meta"), torch.no_grad():
+            model = model_cls(*import_values(job["init_args"]))
+            model(*_flatten(reference.get_inputs()))
+    except BaseException:  # noqa: BLE001 - the probe only triggers builds
+        pass
 
 
 def _status_for(exc: BaseException) -> str:
@@ -192,7 +223,10 @@ class Session:
         self.channel.send({"event": "memory", "stats": stats})
 
     def timing(self, message: dict) -> None:
-        """Keep the judge's input buffers; each trial then reads what the judge wrote into them."""
+        """Keep the judge's input buffers; each trial then reads what the judge wrote into them. Every
+        thread of this process moves to the timed CPU first, as the calibration's did."""
+        if self.job.get("timed_cpu") is not None:
+            confine_to({self.job["timed_cpu"]})
         self.buffers = self._inputs(message)
         self.tools = TrialTools(self.device, flush_l2=False)  # the judge flushes L2, after writing the inputs
         self.threads_before = len(integrity.STARTED_THREADS)
@@ -227,7 +261,8 @@ class Session:
     def end(self) -> None:
         self.flags += integrity.threads_started_since(getattr(self, "threads_before", len(integrity.STARTED_THREADS)))
         self.flags += [f"harness_patched: {name}" for name in integrity.replaced_since(self.job["watched"])]
-        self.channel.send({"event": "bye", "precision_flags": precision_flags(), "reports": sorted(set(self.flags))})
+        self.channel.send({"event": "bye", "precision_flags": precision_flags(), "reports": sorted(set(self.flags)),
+                           "builds": BUILDS})
 
 
 def calibrate(job: dict, channel: Channel, device: torch.device) -> None:
@@ -295,7 +330,8 @@ def run(job: dict, channel: Channel) -> None:
     # Triton compiles into the kernel's own build directory (warmed once, before any judged run); it
     # reads this when the kernel first imports it.
     os.environ["TRITON_CACHE_DIR"] = str(Path(job["build_dir"]) / TRITON_CACHE)
-    if job.get("timed_cpu") is not None:  # before the calibration: its calls and the kernel's alike
+    spread = os.sched_getaffinity(0)  # the judge's CPUs: loading (a build the probe missed) and the cases
+    if job.get("timed_cpu") is not None:  # the calibration's calls on the CPU the kernel's are timed on
         confine_to({job["timed_cpu"]})
     set_tf32_mode(job["tf32_mode"])
     device = torch.device(job["device"])
@@ -307,13 +343,17 @@ def run(job: dict, channel: Channel) -> None:
     dtype = PRECISIONS[job["precision"]]
     if job["mode"] == "eval":
         calibrate(job, channel, device)
+    if job.get("timed_cpu") is not None:
+        confine_to(spread)  # until "timing" moves every thread back to the timed CPU
     started = time.monotonic()
     integrity.watch_thread_starts()
     job["watched"] = integrity.snapshot()
     kernel = _load_kernel(job, channel)
     if kernel is None:
         return
-    channel.send({"event": "compiled", "load_seconds": time.monotonic() - started})
+    if job["mode"] == "compile":
+        probe_builds(kernel, job)
+    channel.send({"event": "compiled", "load_seconds": time.monotonic() - started, "builds": BUILDS})
     if job["mode"] == "compile":
         return
     model_cls = getattr(kernel, "ModelNew", None)

@@ -46,7 +46,8 @@ def build_once(judge, job: dict) -> dict:
         return read_json(marker, "build marker")
     built = judge.evaluate(dict(job, mode="compile", device="cpu", timeout=job["compile_timeout"]))
     if built.get("compiled") or built.get("eval_status") == "compile_error":
-        outcome = {k: built[k] for k in ("compiled", "eval_status", "error", "compiler_output") if k in built}
+        outcome = {k: built[k] for k in ("compiled", "eval_status", "error", "compiler_output", "extension_builds")
+                   if k in built}
         write_json_atomic(marker, outcome)
     return built
 
