@@ -324,11 +324,14 @@ def test_a_file_that_holds_no_code_is_a_missing_kernel_not_a_load_error(tmp_path
     assert holds_code("import torch\nx = 1") and not holds_code("None") and not holds_code("x +")
 
 
-def test_an_extension_built_at_the_first_call_is_built_in_the_build_phase(tmp_path):
+@pytest.mark.parametrize("stem, extension", [("relu_cpp_lazy", "relu_lazy_ext_"),
+                                             ("relu_cpp_written_file", "relu_file_ext_")])
+def test_an_extension_built_lazily_is_built_in_the_build_phase(tmp_path, stem, extension):
     """The build phase constructs ModelNew and calls it once on meta inputs (sandbox.probe_builds), so an
-    extension a kernel builds lazily, inside try/except with a PyTorch fallback, is built on a CPU build
-    worker; the judged sandbox finds it built and only loads it."""
-    run_dir = make_run(tmp_path, "lazy", {(1, 0): "relu_cpp_lazy"})
+    extension a kernel builds lazily (at its first call inside try/except with a PyTorch fallback; in
+    __init__ from a source it writes into a fresh temporary folder) is built on a CPU build worker; the
+    judged sandbox finds it built and only loads it."""
+    run_dir = make_run(tmp_path, "lazy", {(1, 0): stem})
     cfg = load_config("eval", tiny_overrides(tmp_path, "lazy", subset="[1,1]", build_cache=True, torch_pch=False))
     assert evaluate_run(cfg) == 0
     record = json.loads((run_dir / "eval_results.json").read_text())["1_0"]
@@ -336,5 +339,5 @@ def test_an_extension_built_at_the_first_call_is_built_in_the_build_phase(tmp_pa
     (marker,) = (tmp_path / "builds" / "outcomes").glob("*.json")  # the build phase's outcome
     (probed,) = json.loads(marker.read_text())["extension_builds"]
     (judged,) = record["metadata"]["extension_builds"]
-    assert probed[0] == judged[0] and probed[0].startswith("relu_lazy_ext_") and probed[2] and judged[2]
+    assert probed[0] == judged[0] and probed[0].startswith(extension) and probed[2] and judged[2]
     assert judged[1] < probed[1] / 3, (probed, judged)  # a load of what the build phase built

@@ -78,6 +78,8 @@ def _route_extension_builds(build_dir: Path, suffix: str, torch_pch: dict) -> No
             if header:
                 bound.arguments["extra_include_paths"] = [header, *(bound.arguments.get("extra_include_paths") or [])]
             (build_dir / name).mkdir(parents=True, exist_ok=True)
+            if "sources" in bound.arguments:  # load(): files the kernel wrote, often in a fresh temp folder
+                bound.arguments["sources"] = _stable_sources(bound.arguments["sources"], build_dir / name / "sources")
             started = time.monotonic()
             try:
                 built = original(*bound.args, **bound.kwargs)
@@ -91,6 +93,29 @@ def _route_extension_builds(build_dir: Path, suffix: str, torch_pch: dict) -> No
 
     cpp_extension.load_inline = wrap(cpp_extension.load_inline)
     cpp_extension.load = wrap(cpp_extension.load)
+
+
+HEADER_SUFFIXES = (".h", ".hpp", ".cuh", ".inl", ".inc")
+
+
+def _stable_sources(sources, folder: Path) -> list[str]:
+    """Copies of the source files of a load() (and the headers beside them) at paths that do not change
+    between processes, so the build the build phase made is the one the judged process finds: a kernel
+    that writes its .cu into a fresh temporary folder would otherwise rebuild it in every process. A
+    copy is rewritten only when its content differs, so an unchanged source keeps its time and ninja
+    builds nothing."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [Path(p) for p in ([sources] if isinstance(sources, (str, os.PathLike)) else sources)]
+    beside = {h for p in paths if p.parent.is_dir() for h in p.parent.iterdir() if h.suffix in HEADER_SUFFIXES}
+    copies = []
+    for path in [*paths, *sorted(beside)]:
+        target = folder / path.name
+        data = path.read_bytes()
+        if not target.is_file() or target.read_bytes() != data:
+            target.write_bytes(data)
+        if path in paths:
+            copies.append(str(target))
+    return copies
 
 
 def probe_builds(kernel, job: dict) -> None:
