@@ -6,7 +6,7 @@
 Keys and defaults: configs/analysis.yaml. Metric definitions: docs/leaderboard.md.
 """
 
-from kernelbench_verified.config import Sweeps, run_script
+from kernelbench_verified.cli import Sweeps, run_script
 from kernelbench_verified.leaderboard.analysis import analyze_run
 
 SWEEPS = Sweeps(lambda cfg: [])  # it only reads and prints: any sweep, e.g. -m baseline=a,b, runs

@@ -8,7 +8,7 @@ Keys and defaults: configs/eval.yaml. Results: runs/{run_name}/eval_results[_hid
 
 from pathlib import Path
 
-from kernelbench_verified.config import Sweeps, run_script
+from kernelbench_verified.cli import Sweeps, run_script
 
 
 def evaluate(cfg):

@@ -9,7 +9,7 @@ Keys and defaults: configs/export_upstream.yaml. What the export changes: docs/l
 
 from pathlib import Path
 
-from kernelbench_verified.config import Sweeps, run_script
+from kernelbench_verified.cli import Sweeps, run_script
 from kernelbench_verified.leaderboard.upstream_export import export_run
 
 

@@ -8,7 +8,7 @@ environment fingerprint; a re-run resumes.
 
 from pathlib import Path
 
-from kernelbench_verified.config import Sweeps, run_script
+from kernelbench_verified.cli import Sweeps, run_script
 
 
 def generate(cfg):

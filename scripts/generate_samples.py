@@ -9,7 +9,7 @@ generation_log.jsonl and generate_config.yaml.
 
 from pathlib import Path
 
-from kernelbench_verified.config import Sweeps, run_script
+from kernelbench_verified.cli import Sweeps, run_script
 
 
 def generate(cfg):

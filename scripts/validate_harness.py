@@ -9,7 +9,7 @@ failing), so the summary is not cited as clean. Every step writes the same summa
 run the levels or steps you want in one command.
 """
 
-from kernelbench_verified.config import run_script
+from kernelbench_verified.cli import run_script
 
 
 def validate(cfg):

@@ -167,7 +167,7 @@ def test_an_unknown_key_names_the_close_ones():
         load_config("eval", ["run_name=x", "level=1", "use_hiden_tests=True"])
 
 
-# The command line every Hydra script shares (config.run_script): --help, --cfg job, -m.
+# The command line every Hydra script shares (cli.run_script): --help, --cfg job, -m.
 
 HYDRA_SCRIPTS = {"generate_samples.py": "generate", "eval_from_generations.py": "eval",
                  "generate_baseline_time.py": "baseline", "benchmark_eval_analysis.py": "analysis",
@@ -206,7 +206,7 @@ def test_help_names_every_key_with_its_default_and_needs_no_torch(script, config
 
 
 def test_help_gives_each_key_the_comments_of_its_config_file():
-    from kernelbench_verified.config import script_help
+    from kernelbench_verified.cli import script_help
 
     text = script_help("eval", "Evaluate.", None, "eval_from_generations.py")
     assert re.search(r"^  timeout=180 +seconds a kernel may take from start to finish before it is killed$", text, re.M)
@@ -221,7 +221,7 @@ def test_help_gives_each_key_the_comments_of_its_config_file():
 @pytest.mark.parametrize("config", sorted(p.stem for p in (ROOT / "configs").glob("*.yaml")))
 def test_every_key_of_every_config_says_what_it_means(config):
     """The config files are the only place a key is described: --help shows their comments."""
-    from kernelbench_verified.config import config_keys
+    from kernelbench_verified.cli import config_keys
 
     assert [doc.key for doc in config_keys(config) if not doc.meaning] == []
 
@@ -231,7 +231,7 @@ import os
 import time
 from pathlib import Path
 
-from kernelbench_verified.config import Sweeps, run_script
+from kernelbench_verified.cli import Sweeps, run_script
 from kernelbench_verified.errors import UserError
 
 
@@ -358,7 +358,7 @@ def test_without_m_a_comma_is_an_error_that_names_m():
 
 
 def test_a_script_without_sweeps_refuses_m_and_unknown_options_in_one_line(monkeypatch, capsys):
-    from kernelbench_verified.config import run_script as run
+    from kernelbench_verified.cli import run_script as run
 
     for argv, message in ((["-m", "level=1,2", "run_name=x"], "takes no sweep (-m): run one command per"),
                           (["--info"], "unknown option '--info'")):
