@@ -341,3 +341,15 @@ def test_an_extension_built_lazily_is_built_in_the_build_phase(tmp_path, stem, e
     (judged,) = record["metadata"]["extension_builds"]
     assert probed[0] == judged[0] and probed[0].startswith(extension) and probed[2] and judged[2]
     assert judged[1] < probed[1] / 3, (probed, judged)  # a load of what the build phase built
+
+
+def test_a_guarded_build_that_failed_is_correct_and_says_it_ran_pytorch(tmp_path):
+    """A build inside try/except with a PyTorch path is honest where it builds (static: guarded_build, a
+    warning); where it fails, the sample is PyTorch's and its record says so."""
+    run_dir = make_run(tmp_path, "guarded", {(1, 0): "relu_guarded_build_fails"})
+    cfg = load_config("eval", tiny_overrides(tmp_path, "guarded", subset="[1,1]", torch_pch=False))
+    assert evaluate_run(cfg) == 0
+    record = json.loads((run_dir / "eval_results.json").read_text())["1_0"]
+    assert record["eval_status"] == "correct" and record["runtime"] > 0
+    assert any(f.startswith("extension_build_failed: relu_guarded_") for f in record["metadata"]["integrity"])
+    assert {f["code"] for f in record["metadata"]["static_findings"]} == {"guarded_build"}

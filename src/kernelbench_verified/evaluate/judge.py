@@ -504,6 +504,10 @@ class Conversation:
         bye = self.expect("bye")
         self.record["precision_flags"] = _bounded_json(bye.get("precision_flags"))
         self.record["extension_builds"] = _builds(bye.get("builds"))
+        failed = [name for name, _, built in self.record["extension_builds"] if not built]
+        if failed:  # a guarded build that failed: the verdict and time are of the kernel's PyTorch path
+            self.record["integrity"] = [*self.record.get("integrity", []),
+                                        f"extension_build_failed: {', '.join(failed)[:200]}"]
         reports = bye.get("reports")
         self.record["sandbox_reports"] = [str(r)[:300] for r in reports][:20] if isinstance(reports, list) else []
         self.record["eval_status"] = "correct"

@@ -9,6 +9,7 @@ import ast
 from functools import cached_property
 from typing import Iterator
 
+from .flow import Flow
 from .sources import EmbeddedSource, pybind_functions
 
 # Builder (last part of its name) -> (keywords, positional indices) whose values are C++/CUDA text.
@@ -17,9 +18,6 @@ SOURCE_ARGUMENTS = {
     "RawKernel": (("code",), (0,)),
     "RawModule": (("code",), (0,)),
 }
-# String methods and helpers whose result contains the text they are applied to.
-_TEXT_PRESERVING_METHODS = {"format", "replace", "strip", "lstrip", "rstrip", "join", "dedent"}
-_MAX_RESOLVE_DEPTH = 16
 _DYNAMIC_IMPORTS = {"__import__", "importlib.import_module"}
 
 
@@ -33,6 +31,7 @@ class KernelFile:
         self.backend = backend  # the kernels the run asked for: cuda (CUDA C++ or Triton) or triton
         self.nodes = list(ast.walk(tree))
         self.parents = {child: node for node in self.nodes for child in ast.iter_child_nodes(node)}
+        self.flow = Flow(tree, self.parents, self.nodes)
 
     # ---- names -------------------------------------------------------------------------------------
 
@@ -115,7 +114,7 @@ class KernelFile:
         exported = {}
         for call, short in self.builder_calls:
             listed = [kw.value for kw in call.keywords if kw.arg == "functions"]
-            for literal in (lit for value in listed for lit in self._string_literals(value, 0)):
+            for literal in (lit for value in listed for lit in self.flow.literals(value)[0]):
                 exported.setdefault(literal.value, literal.lineno)
         if not exported:
             for name in pybind_functions(self.embedded):
@@ -123,19 +122,6 @@ class KernelFile:
         return exported
 
     # ---- embedded C++/CUDA --------------------------------------------------------------------------
-
-    @cached_property
-    def module_values(self) -> dict[str, ast.AST]:
-        """Module-level `NAME = value` assignments (the last one wins, as at import time)."""
-        values = {}
-        for node in self.tree.body:
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Name):
-                        values[target.id] = node.value
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
-                values[node.target.id] = node.value
-        return values
 
     @cached_property
     def builder_calls(self) -> list[tuple[ast.Call, str]]:
@@ -148,27 +134,50 @@ class KernelFile:
         return found
 
     @cached_property
-    def _embedded(self) -> tuple[list[EmbeddedSource], set[int]]:
-        sources, literal_ids = [], set()
+    def load_calls(self) -> list[ast.Call]:
+        """Calls of torch.utils.cpp_extension.load, which builds files rather than strings."""
+        return [call for call, name in self.calls() if (name or "").endswith("cpp_extension.load")]
+
+    def _written_texts(self) -> list[ast.AST]:
+        """What the file writes into files (`f.write(x)`, `path.write_text(x)`): the sources of a load()."""
+        return [arg for call, _ in self.calls() if isinstance(call.func, ast.Attribute)
+                and call.func.attr in ("write", "write_text", "writelines") for arg in call.args[:1]]
+
+    @cached_property
+    def _embedded(self) -> tuple[list[EmbeddedSource], set[int], bool]:
+        """(the C++/CUDA sources handed to a builder, the ids of their literals, whether every source
+        argument could be followed to its literals)."""
+        values = []
         for call, short in self.builder_calls:
             keywords, positions = SOURCE_ARGUMENTS[short]
-            values = [kw.value for kw in call.keywords if kw.arg in keywords]
+            values += [kw.value for kw in call.keywords if kw.arg in keywords]
             values += [call.args[i] for i in positions if i < len(call.args)]
-            for value in values:
-                for literal in self._string_literals(value, 0):
-                    if id(literal) not in literal_ids:
-                        literal_ids.add(id(literal))
-                        sources.append(EmbeddedSource.from_literal(literal.value, literal.lineno))
-        return sources, literal_ids
+        written = self._written_texts() if self.load_calls else []
+        sources, literal_ids, followed = [], set(), not (self.load_calls and not written)
+        for value in values + written:
+            literals, complete = self.flow.literals(value)
+            followed &= complete
+            for literal in literals:
+                if id(literal) not in literal_ids:
+                    literal_ids.add(id(literal))
+                    sources.append(EmbeddedSource.from_literal(literal.value, literal.lineno))
+        return sources, literal_ids, followed
 
     @property
     def embedded(self) -> list[EmbeddedSource]:
-        """C++/CUDA text handed to a builder, following module-level names, lists, `+`, f-strings, .format."""
+        """C++/CUDA text handed to a builder (load_inline, cupy RawKernel/RawModule, or written to the files
+        a load() builds), followed through names, attributes, helpers and string operations (flow.py)."""
         return self._embedded[0]
+
+    @property
+    def sources_followed(self) -> bool:
+        """Whether every source handed to a builder was followed to its literals: when not, a kernel
+        source left over may reach a builder in a way this reading cannot see."""
+        return self._embedded[2]
 
     @cached_property
     def uncompiled_cuda_literals(self) -> list[ast.Constant]:
-        """String literals holding a __global__ kernel that no builder ever receives."""
+        """String literals holding a __global__ kernel that no builder is seen to receive."""
         compiled = self._embedded[1]
         return [node for node in self.nodes if isinstance(node, ast.Constant) and isinstance(node.value, str)
                 and "__global__" in node.value and id(node) not in compiled]
@@ -178,26 +187,3 @@ class KernelFile:
         for source in self.embedded:
             for line, match in source.find(pattern):
                 yield line, match.group(0)
-
-    def _string_literals(self, node: ast.AST, depth: int) -> list[ast.Constant]:
-        if depth > _MAX_RESOLVE_DEPTH or node is None:
-            return []
-        deeper = depth + 1
-        if isinstance(node, ast.Constant):
-            return [node] if isinstance(node.value, str) else []
-        if isinstance(node, ast.Name):
-            return self._string_literals(self.module_values.get(node.id), deeper)
-        if isinstance(node, (ast.List, ast.Tuple)):
-            return [lit for element in node.elts for lit in self._string_literals(element, deeper)]
-        if isinstance(node, ast.BinOp):
-            return self._string_literals(node.left, deeper) + self._string_literals(node.right, deeper)
-        if isinstance(node, ast.JoinedStr):
-            return [lit for part in node.values for lit in self._string_literals(part, deeper)]
-        if isinstance(node, ast.FormattedValue):
-            return self._string_literals(node.value, deeper)
-        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)):
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
-            if name in _TEXT_PRESERVING_METHODS:
-                receiver = [node.func.value] if isinstance(node.func, ast.Attribute) else []
-                return [lit for part in receiver + list(node.args) for lit in self._string_literals(part, deeper)]
-        return []

@@ -175,14 +175,24 @@ def kernel_never_launched(kernel: KernelFile):
     for name, line in global_kernels(kernel.embedded):
         if name not in launched:
             yield line, f"__global__ {name} is compiled but never launched (no {name}<<<...>>> or cudaLaunchKernel)"
-    for literal in kernel.uncompiled_cuda_literals:
-        yield literal.lineno, "a string holding a __global__ kernel is never passed to a builder (decoy source)"
+    if kernel.sources_followed:  # else source_unfollowed says so, as a warning
+        for literal in kernel.uncompiled_cuda_literals:
+            yield literal.lineno, "a string holding a __global__ kernel is never passed to a builder (decoy source)"
     used = _python_uses(kernel)
     if kernel.extension_functions and not set(kernel.extension_functions) & used:
         for name, line in kernel.extension_functions.items():
             yield line, f"extension function {name} is built but never called from Python (no extension function is)"
     for function in _unlaunched_triton_kernels(kernel):
         yield function.lineno, f"@triton.jit kernel {function.name} is never launched (no {function.name}[grid](...))"
+
+
+@rule("source_unfollowed", "warn",
+      "A string holding a __global__ kernel that this reading cannot follow to a builder, while some builder's "
+      "source comes through a parameter, a container or a call it cannot read: maybe compiled, maybe a decoy.")
+def source_unfollowed(kernel: KernelFile):
+    if not kernel.sources_followed:
+        for literal in kernel.uncompiled_cuda_literals:
+            yield literal.lineno, "a string holding a __global__ kernel that the checker cannot follow to a builder"
 
 
 @rule("backend_mismatch", "warn",
@@ -206,13 +216,14 @@ def extension_function_unused(kernel: KernelFile):
                 yield line, f"extension function {name} is built but never called from Python"
 
 
-def _uses_custom_kernel(kernel: KernelFile, node: ast.AST, helpers: frozenset = frozenset()) -> bool:
-    """Whether `node` builds an extension, calls one of its functions, launches a Triton kernel or calls
-    one of `helpers` (functions that do one of these)."""
+def _uses_custom_kernel(kernel: KernelFile, node: ast.AST, helpers: frozenset = frozenset(),
+                        builds: bool = True) -> bool:
+    """Whether `node` builds an extension (unless `builds` is False), calls one of its functions, launches
+    a Triton kernel or calls one of `helpers` (functions that do one of these)."""
     triton_names = {f.name for f in triton_kernels(kernel)}
     for child in ast.walk(node):
         if isinstance(child, ast.Call):
-            if kernel.qualified(child.func) in CUSTOM_KERNEL_BUILDERS or \
+            if builds and kernel.qualified(child.func) in CUSTOM_KERNEL_BUILDERS or \
                     _attribute_name(child) in kernel.extension_functions:
                 return True
             callee = child.func.attr if isinstance(child.func, ast.Attribute) else getattr(child.func, "id", None)
@@ -224,23 +235,42 @@ def _uses_custom_kernel(kernel: KernelFile, node: ast.AST, helpers: frozenset = 
     return False
 
 
-@rule("torch_fallback", "error",
-      "A try/except whose handler does not re-raise and falls back to PyTorch (returns, or calls torch) "
-      "or swallows a failed custom-kernel build or launch.")
-def torch_fallback(kernel: KernelFile):
+def _fallbacks(kernel: KernelFile) -> Iterator[tuple[ast.ExceptHandler, bool, str]]:
+    """(handler, whether its try only builds, what it does) of every except handler that does not
+    re-raise and falls back: returns, calls torch, or swallows a failed custom-kernel build or call."""
     for node in kernel.nodes:
         if not isinstance(node, ast.Try) or not node.handlers:
             continue
         guards_kernel = any(_uses_custom_kernel(kernel, statement) for statement in node.body)
+        calls_kernel = any(_uses_custom_kernel(kernel, statement, builds=False) for statement in node.body)
         for handler in node.handlers:
             if handler.body and isinstance(handler.body[-1], ast.Raise):
                 continue
             local = list(_walk_local(handler))
             torch_calls = [c for c in local if isinstance(c, ast.Call) and _under(kernel.qualified(c.func) or "", "torch")]
             if torch_calls or any(isinstance(c, ast.Return) for c in local):
-                yield handler.lineno, "except handler falls back to a PyTorch result instead of re-raising"
+                yield handler, guards_kernel and not calls_kernel, "falls back to a PyTorch result instead of re-raising"
             elif guards_kernel:
-                yield handler.lineno, "except handler swallows a failed custom-kernel build or call"
+                yield handler, not calls_kernel, "swallows a failed custom-kernel build or call"
+
+
+@rule("torch_fallback", "error",
+      "A try/except around a custom kernel's call (or around no kernel at all) whose handler does not re-raise "
+      "and falls back to PyTorch (returns, or calls torch) or swallows the failure.")
+def torch_fallback(kernel: KernelFile):
+    for handler, build_only, what in _fallbacks(kernel):
+        if not build_only:
+            yield handler.lineno, f"except handler {what}"
+
+
+@rule("guarded_build", "warn",
+      "A try/except around only an extension's build, whose handler leaves a PyTorch path for when the build "
+      "fails: the kernel runs as written wherever it builds; a record whose build failed says so "
+      "(integrity flag extension_build_failed).")
+def guarded_build(kernel: KernelFile):
+    for handler, build_only, what in _fallbacks(kernel):
+        if build_only:
+            yield handler.lineno, f"except handler around a build {what.replace('custom-kernel build or call', 'build')}"
 
 
 @rule("torch_compile", "warn", "torch.compile, TorchDynamo/Inductor or TorchScript generate the kernels, not the model.")
@@ -261,9 +291,28 @@ CPP_STREAM_JOINS = re.compile(r"\b(?:cudaStreamSynchronize|cudaDeviceSynchronize
 
 
 def _stream_creations(kernel: KernelFile) -> list[tuple[int, str]]:
-    found = [(line, f"side stream created: {text}") for line, text in
-             ((n.lineno, name) for n, name in kernel.references() if name in PY_STREAM_CREATORS)]
+    """Streams the file creates and uses (a Python stream kept in a name or attribute that is never read
+    again carries no work)."""
+    found = [(node.lineno, f"side stream created: {name}") for node, name in kernel.references()
+             if name in PY_STREAM_CREATORS and not _never_read(kernel, node)]
     return found + list(_in_sources(kernel, CPP_STREAM_CREATORS, "side stream created"))
+
+
+def _never_read(kernel: KernelFile, creator: ast.AST) -> bool:
+    """Whether the stream `creator` makes is assigned to a name or `self.attr` that nothing reads."""
+    call = kernel.parents.get(creator)
+    statement = kernel.parents.get(call) if isinstance(call, ast.Call) else None
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return False
+    target = statement.targets[0]
+    if isinstance(target, ast.Name):
+        return not any(isinstance(n, ast.Name) and n.id == target.id and isinstance(n.ctx, ast.Load)
+                       for n in kernel.nodes)
+    if isinstance(target, ast.Attribute) and _of_self(target):
+        return not any(isinstance(n, ast.Attribute) and n.attr == target.attr and isinstance(n.ctx, ast.Load)
+                       for n in kernel.nodes) and not any(
+            isinstance(n, ast.Constant) and n.value == target.attr for n in kernel.nodes)  # getattr(self, "s")
+    return False
 
 
 def _stream_joined(kernel: KernelFile) -> bool:
@@ -323,6 +372,9 @@ def process_control(kernel: KernelFile):
 PROTECTED_MODULES = ("torch", "time", "timeit", "builtins", "triton", "numpy", "math", "random", "sys",
                      "kernelbench_verified", "kernelbench")
 PRECISION_SWITCHES = ("torch.backends",)  # flag assignments here are the precision rule's business
+# Settings meant to be set by users: the compilers' tuning knobs change how kernels are made, not the
+# harness (torch.compile itself is the torch_compile rule's business).
+TUNING_SETTINGS = ("torch._inductor.config", "torch._dynamo.config", "torch._functorch.config")
 
 
 def _protected(kernel: KernelFile, target: ast.AST) -> str | None:
@@ -333,7 +385,7 @@ def _protected(kernel: KernelFile, target: ast.AST) -> str | None:
     if name is None or not isinstance(root, ast.Name):
         return None
     if root.id == "__builtins__" or (root.id in kernel.aliases and _under(name, *PROTECTED_MODULES)
-                                     and not _under(name, *PRECISION_SWITCHES) and "." in name):
+                                     and not _under(name, *PRECISION_SWITCHES, *TUNING_SETTINGS) and "." in name):
         return name
     return None
 
@@ -439,13 +491,34 @@ FILE_METHODS = {"read_text", "write_text", "read_bytes", "write_bytes", "tofile"
 CPP_FILE_IO = re.compile(r"\b(?:fopen|freopen|creat|mmap)\s*\(|\b(?:std::)?[io]?fstream\b|(?<![\w.:>])open\s*\(")
 
 
-@rule("file_io", "error", "Reads or writes files (open, pathlib, torch.save/load, numpy/pickle files, fopen, fstream).")
+# What a file that builds an extension may do to prepare the build: make its folder, write its sources.
+BUILD_FOLDER_IO = ("tempfile", "os.makedirs", "os.mkdir", "pathlib", "shutil.rmtree")
+WRITE_METHODS = {"write_text", "write_bytes"}
+
+
+def _opens_for_writing(kernel: KernelFile, node: ast.AST) -> bool:
+    """Whether `node`, a reference to open, is a call opening a file to write ("w", "wb", "x", "a")."""
+    call = kernel.parents.get(node)
+    if not isinstance(call, ast.Call) or call.func is not node:
+        return False
+    mode = [k.value for k in call.keywords if k.arg == "mode"] + call.args[1:2]
+    return bool(mode) and isinstance(mode[0], ast.Constant) and str(mode[0].value)[:1] in ("w", "x", "a")
+
+
+@rule("file_io", "error",
+      "Reads or writes files (open, pathlib, torch.save/load, numpy/pickle files, fopen, fstream), beyond "
+      "preparing an extension's build: a file that builds one may make folders and write files.")
 def file_io(kernel: KernelFile):
+    builds = bool(kernel.builder_calls or kernel.load_calls)
     for node, name in kernel.references():
-        if _under(name, *PY_FILE_IO) and not (name == "open" and "open" in kernel.aliases):
-            yield node.lineno, f"file access: {name}"
+        if not _under(name, *PY_FILE_IO) or (name == "open" and "open" in kernel.aliases):
+            continue
+        if builds and (_under(name, *BUILD_FOLDER_IO) or name in ("open", "io.open") and _opens_for_writing(kernel, node)):
+            continue
+        yield node.lineno, f"file access: {name}"
     for call, _ in kernel.calls():
-        if _attribute_name(call) in FILE_METHODS:
+        method = _attribute_name(call)
+        if method in FILE_METHODS and not (builds and method in WRITE_METHODS):
             yield call.lineno, f"file access: .{call.func.attr}()"
     yield from _in_sources(kernel, CPP_FILE_IO, "file access")
 
@@ -460,9 +533,22 @@ CPP_POINTER_CACHE = re.compile(r"\bmap\s*<\s*(?:const\s+)?(?:void|float|double|h
 
 
 def _is_pointer_identity(kernel: KernelFile, node: ast.AST) -> bool:
-    if isinstance(node, ast.Call):
-        return _attribute_name(node) == "data_ptr" or kernel.qualified(node.func) == "id"
-    return isinstance(node, ast.Attribute) and node.attr == "_version"
+    """data_ptr(), id() or _version of something other than the module's own state: a cache keyed on
+    `self.weight._version` (a packed weight made again when the weight changes) is honest."""
+    if isinstance(node, ast.Call) and _attribute_name(node) == "data_ptr":
+        return not _of_self(node.func.value)
+    if isinstance(node, ast.Call) and kernel.qualified(node.func) == "id":
+        return not (node.args and _of_self(node.args[0]))
+    return isinstance(node, ast.Attribute) and node.attr == "_version" and not _of_self(node.value)
+
+
+def _of_self(node: ast.AST) -> bool:
+    """`self.x`, `self.x.y` or `self.x[...]`: the module's own state, not an input."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+        if isinstance(node, ast.Name) and node.id == "self":
+            return True
+    return False
 
 
 def _in_key_position(kernel: KernelFile, node: ast.AST) -> bool:
@@ -496,6 +582,100 @@ def pointer_cache(kernel: KernelFile):
                 and _in_key_position(kernel, node):
             yield node.lineno, f"input identity ({node.id}) used as a cache key or compared"
     yield from _in_sources(kernel, CPP_POINTER_CACHE, "input pointers used as a cache key or compared")
+
+
+MODULE_BASES = ("torch.nn.Module", "nn.Module", "Module")
+
+
+def _module_classes(kernel: KernelFile) -> list[ast.ClassDef]:
+    """Classes of the file that derive from nn.Module (ModelNew and its helpers)."""
+    return [n for n in kernel.nodes if isinstance(n, ast.ClassDef)
+            and any((kernel.qualified(b) or "").endswith(MODULE_BASES) for b in n.bases)]
+
+
+@rule("forward_replaced", "error",
+      "A module replaces its forward after construction (self.forward = ..., setattr(self, 'forward', ...)) or "
+      "defines __call__: a cached output can then be returned without running anything.")
+def forward_replaced(kernel: KernelFile):
+    for node in kernel.nodes:
+        for target in _assigned_targets(node):
+            if isinstance(target, ast.Attribute) and target.attr == "forward":
+                yield node.lineno, f"assigns {ast.unparse(target)}"
+    for call, name in kernel.calls():
+        if name == "setattr" and len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) \
+                and call.args[1].value in ("forward", "__call__"):
+            yield call.lineno, f"setattr(..., {call.args[1].value!r}, ...)"
+    for cls in _module_classes(kernel):
+        for method in cls.body:
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name == "__call__":
+                yield method.lineno, f"{cls.name} defines __call__"
+
+
+def _switches_mode(call: ast.Call) -> bool:
+    """`x.eval()` or `x.train(False)` / `x.train(mode=False)`."""
+    method = _attribute_name(call)
+    if method == "eval" and not call.args and not call.keywords:
+        return True
+    values = call.args[:1] + [k.value for k in call.keywords if k.arg == "mode"]
+    return method == "train" and bool(values) and isinstance(values[0], ast.Constant) and values[0].value is False
+
+
+@rule("mode_switch", "error",
+      "A module switches itself out of training mode (self.eval(), self.train(False), super().train(False)): "
+      "the reference runs in training mode, so its BatchNorm and Dropout would compute something else. "
+      "A submodule's eval() is not flagged: level 4's references put their models in eval mode themselves.")
+def mode_switch(kernel: KernelFile):
+    for cls in _module_classes(kernel):
+        for call in (n for n in ast.walk(cls) if isinstance(n, ast.Call) and _switches_mode(n)):
+            receiver = call.func.value
+            if isinstance(receiver, ast.Name) and receiver.id == "self" or isinstance(receiver, ast.Call) \
+                    and getattr(receiver.func, "id", None) == "super":
+                yield call.lineno, f"{ast.unparse(call)} changes the module's mode"
+
+
+CONSTANT_OUTPUT_VIEWS = {"clone", "expand", "expand_as", "view", "view_as", "reshape", "to", "detach",
+                         "contiguous", "cuda", "float"}
+
+
+def _returned_attribute(value: ast.AST | None) -> str | None:
+    """`self.x`, or `self.x.clone()` and the like: the attribute a return hands out as it is."""
+    while isinstance(value, ast.Call) and _attribute_name(value) in CONSTANT_OUTPUT_VIEWS:
+        value = value.func.value
+    if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self":
+        return value.attr
+    return None
+
+
+def _written_attributes(kernel: KernelFile, cls: ast.ClassDef) -> set[str]:
+    """Attributes of self that something writes into after they are made: passed to a call (a kernel or
+    out=), changed in place (x.copy_(...)), captured as a CUDA graph's output, or assigned in forward."""
+    written = set()
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Call):
+            for argument in [*node.args, *(k.value for k in node.keywords)]:
+                written.add(_returned_attribute(argument))
+            method = _attribute_name(node)
+            if method and method.endswith("_") and not method.startswith("_"):
+                written.add(_returned_attribute(node.func.value))
+        elif isinstance(node, ast.With) and any("graph" in ast.unparse(item.context_expr) for item in node.items):
+            written |= {_returned_attribute(t) for child in ast.walk(node) for t in _assigned_targets(child)}
+    for method in (m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "forward"):
+        written |= {_returned_attribute(t) for child in ast.walk(method) for t in _assigned_targets(child)}
+    return written - {None}
+
+
+@rule("constant_output", "error",
+      "forward returns a tensor the module made beforehand (in __init__ or another method) that no kernel "
+      "writes into: an output fixed in advance, right only for the inputs it was made for.")
+def constant_output(kernel: KernelFile):
+    for cls in _module_classes(kernel):
+        written = _written_attributes(kernel, cls)
+        made = {_returned_attribute(t) for child in ast.walk(cls) for t in _assigned_targets(child)} - {None}
+        for method in (m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "forward"):
+            for node in _walk_local(method):
+                name = _returned_attribute(node.value) if isinstance(node, ast.Return) else None
+                if name and name in made and name not in written:
+                    yield node.lineno, f"returns self.{name}, made before the call and written by no kernel"
 
 
 NOT_DATA_MUTATIONS = {"requires_grad_", "share_memory_", "retain_grad"}
