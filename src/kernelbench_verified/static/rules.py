@@ -620,62 +620,103 @@ def _switches_mode(call: ast.Call) -> bool:
     return method == "train" and bool(values) and isinstance(values[0], ast.Constant) and values[0].value is False
 
 
+# Layers whose output depends on the training mode.
+MODE_DEPENDENT_LAYERS = ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LazyBatchNorm1d",
+                         "LazyBatchNorm2d", "LazyBatchNorm3d", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+                         "AlphaDropout", "FeatureAlphaDropout", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d")
+
+
+def _mode_dependent(kernel: KernelFile, receiver: ast.AST) -> bool:
+    """Whether `receiver` (of .eval()) is the module itself, or a submodule made as a BatchNorm, Dropout
+    or InstanceNorm layer: a submodule of another kind (level 4's pretrained model) may be put in eval."""
+    if isinstance(receiver, ast.Name) and receiver.id == "self" or isinstance(receiver, ast.Call) \
+            and getattr(receiver.func, "id", None) == "super":
+        return True
+    made = kernel.flow.attribute_values(receiver) if isinstance(receiver, ast.Attribute) else None
+    return any(isinstance(v, ast.Call) and (kernel.qualified(v.func) or "").rsplit(".", 1)[-1] in MODE_DEPENDENT_LAYERS
+               for v in made or [])
+
+
 @rule("mode_switch", "error",
-      "A module switches itself out of training mode (self.eval(), self.train(False), super().train(False)): "
-      "the reference runs in training mode, so its BatchNorm and Dropout would compute something else. "
-      "A submodule's eval() is not flagged: level 4's references put their models in eval mode themselves.")
+      "A module switches itself, or a BatchNorm, Dropout or InstanceNorm layer of its own, out of training mode "
+      "(self.eval(), .train(False)): the reference runs in training mode, so those layers would compute "
+      "something else. Other submodules may be put in eval mode: level 4's references do it themselves.")
 def mode_switch(kernel: KernelFile):
     for cls in _module_classes(kernel):
         for call in (n for n in ast.walk(cls) if isinstance(n, ast.Call) and _switches_mode(n)):
-            receiver = call.func.value
-            if isinstance(receiver, ast.Name) and receiver.id == "self" or isinstance(receiver, ast.Call) \
-                    and getattr(receiver.func, "id", None) == "super":
+            if _mode_dependent(kernel, call.func.value):
                 yield call.lineno, f"{ast.unparse(call)} changes the module's mode"
 
 
-CONSTANT_OUTPUT_VIEWS = {"clone", "expand", "expand_as", "view", "view_as", "reshape", "to", "detach",
-                         "contiguous", "cuda", "float"}
+# Calls whose result is (a view or a copy of) the object they are called on, or an element of it.
+PASSING_METHODS = {"clone", "expand", "expand_as", "view", "view_as", "reshape", "to", "detach", "contiguous",
+                   "cuda", "float", "get", "__getitem__", "squeeze", "unsqueeze"}
 
 
-def _returned_attribute(value: ast.AST | None) -> str | None:
-    """`self.x`, or `self.x.clone()` and the like: the attribute a return hands out as it is."""
-    while isinstance(value, ast.Call) and _attribute_name(value) in CONSTANT_OUTPUT_VIEWS:
-        value = value.func.value
-    if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self":
-        return value.attr
-    return None
+def _self_attribute(node: ast.AST | None) -> str | None:
+    """X of `self.X`, `self.X[...]` or `self.X.y`: the module attribute an expression starts from."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)) and not (
+            isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"):
+        node = node.value
+    return node.attr if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+        and node.value.id == "self" else None
 
 
-def _written_attributes(kernel: KernelFile, cls: ast.ClassDef) -> set[str]:
+def _origins(kernel: KernelFile, node: ast.AST | None, depth: int = 0) -> set[str]:
+    """The module attributes a returned value is handed out from as it is: through local names, helper
+    methods' returns, views and copies, lookups and conditional expressions."""
+    if node is None or depth > 12:
+        return set()
+    deeper = depth + 1
+    if isinstance(node, ast.Call) and _attribute_name(node) in PASSING_METHODS:
+        return _origins(kernel, node.func.value, deeper)
+    if isinstance(node, ast.Call):
+        return {o for value in kernel.flow.returned_values(node) or [] for o in _origins(kernel, value, deeper)}
+    if isinstance(node, ast.IfExp):
+        return _origins(kernel, node.body, deeper) | _origins(kernel, node.orelse, deeper)
+    if isinstance(node, ast.Name):
+        return {o for value in kernel.flow.name_values(node) or [] for o in _origins(kernel, value, deeper)}
+    name = _self_attribute(node)
+    return {name} if name else set()
+
+
+def _made_attributes(cls: ast.ClassDef) -> set[str]:
+    """Attributes the module makes: assigned to self, or registered as buffers or parameters."""
+    made = {_self_attribute(t) for node in ast.walk(cls) for t in _assigned_targets(node)}
+    made |= {node.args[0].value for node in ast.walk(cls) if isinstance(node, ast.Call)
+             and _attribute_name(node) in ("register_buffer", "register_parameter") and node.args
+             and isinstance(node.args[0], ast.Constant)}
+    return made - {None}
+
+
+def _written_attributes(cls: ast.ClassDef) -> set[str]:
     """Attributes of self that something writes into after they are made: passed to a call (a kernel or
     out=), changed in place (x.copy_(...)), captured as a CUDA graph's output, or assigned in forward."""
     written = set()
     for node in ast.walk(cls):
         if isinstance(node, ast.Call):
-            for argument in [*node.args, *(k.value for k in node.keywords)]:
-                written.add(_returned_attribute(argument))
+            written |= {_self_attribute(a) for a in [*node.args, *(k.value for k in node.keywords)]}
             method = _attribute_name(node)
             if method and method.endswith("_") and not method.startswith("_"):
-                written.add(_returned_attribute(node.func.value))
+                written.add(_self_attribute(node.func.value))
         elif isinstance(node, ast.With) and any("graph" in ast.unparse(item.context_expr) for item in node.items):
-            written |= {_returned_attribute(t) for child in ast.walk(node) for t in _assigned_targets(child)}
+            written |= {_self_attribute(t) for child in ast.walk(node) for t in _assigned_targets(child)}
     for method in (m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "forward"):
-        written |= {_returned_attribute(t) for child in ast.walk(method) for t in _assigned_targets(child)}
+        written |= {_self_attribute(t) for child in ast.walk(method) for t in _assigned_targets(child)}
     return written - {None}
 
 
 @rule("constant_output", "error",
-      "forward returns a tensor the module made beforehand (in __init__ or another method) that no kernel "
-      "writes into: an output fixed in advance, right only for the inputs it was made for.")
+      "forward returns a tensor the module made beforehand (in __init__ or another method, as an attribute or "
+      "a buffer) that no kernel writes into: an output fixed in advance, right only for the inputs it was made for.")
 def constant_output(kernel: KernelFile):
     for cls in _module_classes(kernel):
-        written = _written_attributes(kernel, cls)
-        made = {_returned_attribute(t) for child in ast.walk(cls) for t in _assigned_targets(child)} - {None}
+        prepared = _made_attributes(cls) - _written_attributes(cls)
         for method in (m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "forward"):
             for node in _walk_local(method):
-                name = _returned_attribute(node.value) if isinstance(node, ast.Return) else None
-                if name and name in made and name not in written:
-                    yield node.lineno, f"returns self.{name}, made before the call and written by no kernel"
+                if isinstance(node, ast.Return):
+                    for name in sorted(_origins(kernel, node.value) & prepared):
+                        yield node.lineno, f"returns self.{name}, made before the call and written by no kernel"
 
 
 NOT_DATA_MUTATIONS = {"requires_grad_", "share_memory_", "retain_grad"}
