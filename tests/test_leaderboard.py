@@ -490,3 +490,24 @@ def test_a_run_of_other_problem_files_than_the_baseline_timed_is_refused(tmp_pat
     with pytest.raises(UserError, match=r"alpha_level1_test evaluated problems L1/2 from files other than .*"
                                         r"baseline_time_torch_tf32.json timed"):
         report(**paths)
+
+
+def test_the_page_never_embeds_the_text_a_linked_kernel_file_points_at(tmp_path):
+    """The evaluator refuses a symlinked kernel (refused_kernel); the page must not show the text of the
+    file such a link points at either."""
+    runs = tmp_path / "runs"
+    shutil.copytree(FIXTURES / "runs", runs)
+    secret = tmp_path / "secret.py"
+    secret.write_text("TOKEN = 'not for the page'\n")
+    run = runs / "alpha_level1_test"
+    (run / "level_1_problem_1_sample_1_kernel.py").unlink()   # p1's best sample (4.0x)
+    (run / "level_1_problem_1_sample_1_kernel.py").symlink_to(secret)
+    data, sources, _ = report(runs_dir=str(runs))
+    assert not any("TOKEN" in text for text in sources.values())
+    heatmap = next(h for h in data["sections"][0]["heatmaps"] if h["level"] == 1)
+    cell = heatmap["cells"][heatmap["models"].index("alpha")][0]
+    assert cell[4] is None and "kernel file not shown: level_1_problem_1_sample_1_kernel.py is a symbolic link" \
+        in heatmap["statuses"][cell[3]]
+    assert heatmap["cells"][heatmap["models"].index("alpha")][1][4] is not None  # p2: a regular file, shown
+    html = render_page(data, sources)
+    assert "not for the page" not in html

@@ -9,7 +9,9 @@ the degenerate-problem list comes from the problem suite (results/degenerate_pro
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +31,7 @@ RECORD_KEY = re.compile(r"^(\d+)_(\d+)$")
 KERNEL_FILE = re.compile(r"^level_\d+_problem_(\d+)_sample_(\d+)_kernel\.py$")
 BASELINE_LEVEL = re.compile(r"^level(\d+)$")
 PROBLEM_FILE = re.compile(r"^(\d+)_")
+MAX_KERNEL_BYTES = 4 << 20  # the evaluator's bound on a kernel file (evaluate.run.MAX_KERNEL_BYTES)
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,29 @@ class Run:
 
     def kernel_path(self, pid: int, sid: int) -> Path:
         return self.path / f"level_{self.level}_problem_{pid}_sample_{sid}_kernel.py"
+
+    def kernel_text(self, pid: int, sid: int) -> tuple[str | None, str | None]:
+        """(text, None) of a kernel file that is a regular file directly inside the run folder, else
+        (None, why it is not read): the leaderboard shows no file a link points at, as the evaluator
+        evaluates none (evaluate.run.read_kernel)."""
+        path = self.kernel_path(pid, sid)
+        if path.is_symlink():
+            return None, f"{path.name} is a symbolic link"
+        if not path.exists():
+            return None, None
+        if path.resolve().parent != self.path.resolve():
+            return None, f"{path.name} lies outside the run folder"
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError as exc:
+            return None, f"{path.name} cannot be read ({exc.strerror})"
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None, f"{path.name} is not a regular file"
+            data = handle.read(MAX_KERNEL_BYTES + 1)
+        if len(data) > MAX_KERNEL_BYTES:
+            return None, f"{path.name} is larger than {MAX_KERNEL_BYTES} bytes"
+        return data.decode("utf-8", errors="replace"), None
 
 
 @dataclass

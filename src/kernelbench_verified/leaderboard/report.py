@@ -216,9 +216,13 @@ def _cell(item: ScoredRun, outcomes: ProblemOutcomes, index: int, statuses: dict
     status = verdict.status if verdict else "no samples"
     run = item.results.run
     key = None
-    if verdict is not None and run.kernel_path(item.pids[index], sid).is_file():
-        key = f"{precision}|{run.model}|{run.level}|{item.pids[index]}"
-        sources[key] = run.kernel_path(item.pids[index], sid).read_text(errors="replace")
+    if verdict is not None:
+        text, refused = run.kernel_text(item.pids[index], sid)
+        if text is not None:
+            key = f"{precision}|{run.model}|{run.level}|{item.pids[index]}"
+            sources[key] = text
+        elif refused:
+            status += f" · kernel file not shown: {refused}"
     speed = float(outcomes.speedup[index]) if solved else None
     kernel_ms = verdict.runtime_ms if verdict and solved else None
     return [_rounded(speed), sid, _rounded(kernel_ms), statuses.setdefault(status, len(statuses)), key]
