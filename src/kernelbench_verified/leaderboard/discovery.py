@@ -239,3 +239,48 @@ def load_degenerate(path: str | Path) -> dict:
         listed[int(match[1])] = {int(pid): info if isinstance(info, dict) else {"reason": str(info)}
                                  for pid, info in problems.items() if str(pid).isdigit()}
     return listed
+
+
+# The problems upstream's leaderboard (kernel_bench_verified, scripts/generate_leaderboard.py) leaves out
+# of its table: three level-2 problems whose output is constant zero for any input. Its
+# benchmark_eval_analysis.py leaves out none (excluded=none reproduces that script).
+UPSTREAM_EXCLUDED = {2: {23: "23_Conv3d_GroupNorm_Mean.py", 80: "80_Gemm_Max_Subtract_GELU.py",
+                         83: "83_Conv3d_GroupNorm_Min_Clamp_Dropout.py"}}
+UPSTREAM_EXCLUDED_REASON = "excluded by upstream's leaderboard (constant-zero output for any input)"
+EXCLUDED_CHOICES = ("ours", "upstream", "none")
+
+
+@dataclass(frozen=True)
+class Excluded:
+    """The problems left out of every metric, and which list they come from (said on the page)."""
+    problems: dict      # {level: {pid: {"problem", "reason"}}}
+    choice: str         # ours | upstream | none | file
+    source: str         # the list's file, or where upstream's list comes from
+
+    def of_level(self, level: int) -> set[int]:
+        return set(self.problems.get(level, {}))
+
+    def describe(self) -> str:
+        if self.choice == "none":
+            return "none (every problem is scored)"
+        return {"ours": "ours, the problem suite's degenerate problems", "upstream": "upstream's leaderboard's",
+                "file": "a list given as a file"}[self.choice] + f" ({self.source})"
+
+
+def load_excluded(choice: str | None, degenerate_file: str | Path = DEFAULT_DEGENERATE_FILE) -> Excluded:
+    """The excluded-problem list `choice` names: ours (the problem suite's degenerate problems, read from
+    `degenerate_file`), upstream (its leaderboard's three level-2 problems), none, or the path of a list
+    in our file's format."""
+    choice = str(choice or "ours")
+    if choice == "ours":
+        return Excluded(load_degenerate(degenerate_file), "ours", str(degenerate_file))
+    if choice == "upstream":
+        problems = {level: {pid: {"problem": name, "reason": UPSTREAM_EXCLUDED_REASON} for pid, name in pids.items()}
+                    for level, pids in UPSTREAM_EXCLUDED.items()}
+        return Excluded(problems, "upstream", "kernel_bench_verified's scripts/generate_leaderboard.py")
+    if choice == "none":
+        return Excluded({}, "none", "")
+    if not Path(choice).is_file():
+        raise UserError(f"excluded={choice!r} is none of {', '.join(EXCLUDED_CHOICES)} and no file: name a list "
+                        f"or the path of one in results/degenerate_problems.json's format")
+    return Excluded(load_degenerate(choice), "file", choice)

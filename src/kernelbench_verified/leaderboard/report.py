@@ -16,7 +16,7 @@ from ..measure.fingerprints import compare_fingerprints
 from ..results import read_json
 from .metrics import ProblemOutcomes, best_of_n, bootstrap_intervals, per_sample, pool, summarize
 from .discovery import (Baseline, DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, RunResults, baseline_path,
-                        find_runs, load_baseline, load_degenerate, load_run_results, timed_on_cpu)
+                        find_runs, load_baseline, load_excluded, load_run_results, timed_on_cpu)
 from .scoring import ScoredRun, Setting, score_run, turn_summaries
 
 # The two baselines of the deflation view: what published numbers used, and what practitioners deploy.
@@ -35,6 +35,7 @@ class Options:
     bf16_baseline: str = "baseline_time_torch_bf16"
     timing_dir: str = str(DEFAULT_TIMING_DIR)
     degenerate_file: str = str(DEFAULT_DEGENERATE_FILE)
+    excluded: str = "ours"   # ours (degenerate_file) | upstream | none | a list's path (discovery.load_excluded)
     use_hidden_eval: bool = False
     fp32_tolerance: float | None = None
     bf16_tolerance: float | None = None
@@ -46,7 +47,8 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
     """(page data, kernel sources by cell key, warnings)."""
     warnings: list[str] = []
     runs = find_runs(options.runs_dir, options.runs)
-    degenerate = load_degenerate(options.degenerate_file)
+    excluded = load_excluded(options.excluded, options.degenerate_file)
+    degenerate = excluded.problems
     main_baseline = load_baseline(options.timing_dir, options.hardware, options.baseline)
     loaded = [r for run in tqdm(runs, desc="loading runs", unit="run", leave=False)
               if (r := load_run_results(run, warnings)) is not None]
@@ -77,6 +79,7 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
         "hardware": options.hardware,
         "cpu_timing": cpu_timing,
         "correctness": "hidden" if options.use_hidden_eval else "standard",
+        "excluded": {"choice": excluded.choice, "list": excluded.describe()},
         "degenerate": _degenerate_rows(degenerate, {r.run.level for r in loaded}),
         "sections": sections,
         "deflation": _deflation(fp32_results, degenerate, options),
