@@ -18,7 +18,7 @@ from pathlib import Path
 from ..paths import CHECKOUT_ROOT
 from ..measure.baseline_files import load_baseline as read_baseline_file
 from ..errors import UserError
-from ..results import RUN_CONFIG_NAMES, read_json
+from ..results import RUN_CONFIG_NAMES, is_derived, read_json
 
 # The evaluator's file names (kept here so the leaderboard does not import torch through evaluate.py).
 STANDARD_RESULTS = "eval_results.json"
@@ -174,8 +174,15 @@ def load_records(path: Path) -> dict | None:
     return records
 
 
+def standard_records(records: dict | None) -> dict | None:
+    """The records of a standard evaluation in eval_results.json: without the entries a hidden evaluation
+    derived for upstream's readers (results.fill_standard_file); None when nothing else is there."""
+    kept = {key: record for key, record in (records or {}).items() if not is_derived(record)}
+    return kept or None
+
+
 def load_run_results(run: Run, warnings: list[str]) -> RunResults | None:
-    standard = load_records(run.path / STANDARD_RESULTS)
+    standard = standard_records(load_records(run.path / STANDARD_RESULTS))
     hidden = load_records(run.path / HIDDEN_RESULTS)
     if standard is None and hidden is None:
         warnings.append(f"run {run.name} has neither {STANDARD_RESULTS} nor {HIDDEN_RESULTS}: left out")
