@@ -524,7 +524,7 @@ def test_the_excluded_list_is_chosen_and_named(choice, level1, level2):
     assert row(data, "fp32", "alpha", "2")["metrics"]["num_problems"] == level2
     assert data["excluded"]["choice"] == choice
     if choice == "upstream":
-        assert "upstream's leaderboard" in data["excluded"]["list"] and data["degenerate"] == [
+        assert "upstream's: its leaderboard's level-2 #23, #80, #83" in data["excluded"]["list"] and data["degenerate"] == [
             {"level": 2, "pid": pid, "problem": name, "reason": UPSTREAM_EXCLUDED_REASON}
             for pid, name in sorted(UPSTREAM_EXCLUDED[2].items())]
     elif choice == "none":
@@ -555,8 +555,9 @@ def test_analysis_takes_the_excluded_list_and_names_it():
             f"degenerate_file={PATHS['degenerate_file']}", "bootstrap_resamples=50"]
     ours, none = cli("benchmark_eval_analysis.py", *base), cli("benchmark_eval_analysis.py", *base, "excluded=none")
     assert ours.returncode == 0 and none.returncode == 0, ours.stderr + none.stderr
-    assert "excluded list ours" in ours.stdout and "level 1 #5" in ours.stdout
-    assert "excluded list none (every problem is scored): none of level 1" in none.stdout
+    assert "excluded list ours: the problem suite's degenerate problems" in ours.stdout
+    assert "; of level 1: #5" in ours.stdout
+    assert "excluded list none: every problem is scored; none of level 1" in none.stdout
     problems = lambda out: dict(re.split(r"\s{2,}", l.strip(), maxsplit=1) for l in out.splitlines()[1:])[
         "problems (degenerate excluded)"]
     assert (problems(ours.stdout), problems(none.stdout)) == ("4", "5")

@@ -77,10 +77,10 @@ def analyze_run(cfg: DictConfig) -> int:
     rows = metric_lines(summarize(table), bootstrap_intervals(table, int(cfg.bootstrap_resamples)), per_sample(table))
     print(f"run {cfg.run_name} · level {level} · {cfg.hardware} · baseline {baseline.name} (sha256 {baseline.digest})"
           f" · {'hidden' if cfg.use_hidden_eval else 'standard'} correctness"
-          + (f" · tolerance {cfg.tolerance:g}" if cfg.tolerance is not None else "")
+          + (f" · {scored.tolerance.describe()}" if cfg.tolerance is not None else "")
           + (" · CPU timings, no GPU speedup claim" if timed_on_cpu(baseline) else "")
-          + f" · excluded list {excluded_list.describe()}: "
-          + (f"level {level} #{', #'.join(map(str, sorted(excluded)))}" if excluded else f"none of level {level}"))
+          + f" · excluded list {excluded_list.describe()}; "
+          + (f"of level {level}: #{', #'.join(map(str, sorted(excluded)))}" if excluded else f"none of level {level}"))
     rows += turn_lines(run_dir, level, baseline, excluded, cfg.tolerance, warnings)
     width = max(len(label) for label, _ in rows)
     for label, value in rows:

@@ -268,10 +268,10 @@ class Excluded:
         return set(self.problems.get(level, {}))
 
     def describe(self) -> str:
-        if self.choice == "none":
-            return "none (every problem is scored)"
-        return {"ours": "ours, the problem suite's degenerate problems", "upstream": "upstream's leaderboard's",
-                "file": "a list given as a file"}[self.choice] + f" ({self.source})"
+        return {"ours": f"ours: the problem suite's degenerate problems ({self.source})",
+                "upstream": f"upstream's: its leaderboard's level-2 #23, #80, #83 ({self.source})",
+                "none": "none: every problem is scored",
+                "file": f"the file {self.source}"}[self.choice]
 
 
 def load_excluded(choice: str | None, degenerate_file: str | Path = DEFAULT_DEGENERATE_FILE) -> Excluded:

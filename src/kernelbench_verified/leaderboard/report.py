@@ -141,6 +141,8 @@ def _section(precision: str, baseline: Baseline, setting: Setting, scored: list[
         "baseline": _baseline_info(baseline),
         "correctness": "hidden" if setting.use_hidden else "standard",
         "tolerance": _tolerance_info(setting, scored),
+        "hidden_times": {"borrowed": sum(len(s.hidden_times.borrowed) for s in scored if s.hidden_times),
+                         "refused": sum(len(s.hidden_times.refused) for s in scored if s.hidden_times)},
         "tolerance_curve": _tolerance_curve(scored, baseline, degenerate),
         "levels": sorted({s.results.run.level for s in scored}),
         "rows": rows,
@@ -173,6 +175,8 @@ def _tolerance_info(setting: Setting, scored: list[ScoredRun]) -> dict:
             "rejected": sum(s.tolerance.rejected for s in scored),
             "without_data": sum(s.tolerance.without_data for s in scored),
             "loosened": sum(s.tolerance.loosened for s in scored),
+            "upstream_checked": sum(s.tolerance.upstream_checked for s in scored),
+            "upstream_lifted": sum(s.tolerance.upstream_lifted for s in scored),
             "evaluation_atols": atols}
 
 
