@@ -289,3 +289,119 @@ def test_the_analysis_script_reads_an_upstream_hidden_run_and_names_the_rule_and
     upstream = verified_leaderboard(run_dir, UPSTREAM_BASELINE, 1, 4, use_hidden_eval=True, tolerance=1e-3)
     assert lines["correct speedup (geomean)"].strip().startswith(f"{upstream['gmsr']:.3f}x")
     assert lines["KernelBench avg speedup"].strip() == f"{upstream['avg_speedup']:.3f}x"
+
+
+# Upstream's command lines, option names and environment variables.
+
+from kernelbench_verified.config import load_config  # noqa: E402
+from kernelbench_verified.errors import UserError  # noqa: E402
+
+# Every key of upstream's configs (kernel_bench_verified: GenerationConfig, EvalConfig, AnalysisConfig)
+# with a value as its users write it, and the value it must have here.
+UPSTREAM_KEYS = {
+    "generate": {"dataset_src": ("local", "local"), "dataset_name": ("ScalingIntelligence/KernelBench",) * 2,
+                 "level": ("2", 2), "subset": ("(None,None)", [None, None]), "run_name": ("r", "r"),
+                 "num_workers": ("8", 8), "api_query_interval": ("0.5", 0.5), "server_type": ("openai", "openai"),
+                 "model_name": ("gpt-5.5", "gpt-5.5"), "max_tokens": ("4096", 4096), "temperature": ("0.0", 0.0),
+                 "runs_dir": ("runs", "runs"), "verbose": ("T", True), "store_type": ("local", "local"),
+                 "num_samples": ("5", 5), "log_prompt": ("True", True), "precision": ("bf16", "bf16")},
+    "eval": {"run_name": ("r", "r"), "dataset_src": ("huggingface", "huggingface"),
+             "dataset_name": ("ScalingIntelligence/KernelBench",) * 2, "level": ("1", 1), "subset": ("(1,10)", [1, 10]),
+             "eval_mode": ("local", "local"), "gpu_arch": ("['Hopper']", ["Hopper"]), "runs_dir": ("runs", "runs"),
+             "verbose": ("F", False), "num_correct_trials": ("5", 5), "num_perf_trials": ("100", 100),
+             "timeout": ("180", 180), "measure_performance": ("False", False), "build_cache": ("True", True),
+             "num_cpu_workers": ("20", 20), "kernel_eval_build_dir": ("cache", "cache"), "num_gpu_devices": ("1", 1),
+             "num_samples": ("5", 5), "precision": ("fp32", "fp32"), "use_hidden_tests": ("True", True)},
+    "analysis": {"run_name": ("r", "r"), "level": ("1", 1), "hardware": ("H200", "H200"),
+                 "baseline": ("baseline_time_torch", "baseline_time_torch"), "use_hidden_eval": ("True", True)},
+}
+
+
+@pytest.mark.parametrize("config", sorted(UPSTREAM_KEYS))
+def test_every_key_of_upstreams_configs_is_a_key_here_with_its_meaning(config):
+    cfg = load_config(config, [f"{key}={value}" for key, (value, _) in UPSTREAM_KEYS[config].items()])
+    from omegaconf import OmegaConf
+
+    got = {key: OmegaConf.to_container(cfg[key]) if OmegaConf.is_config(cfg[key]) else cfg[key]
+           for key in UPSTREAM_KEYS[config]}
+    assert got == {key: meant for key, (_, meant) in UPSTREAM_KEYS[config].items()}
+
+
+def test_every_flag_of_upstreams_leaderboard_is_taken():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("board", ROOT / "scripts" / "generate_leaderboard.py")
+    board = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(board)
+    args = board.parse_args(["--hardware", "H100", "--baseline", "baseline_time_torch", "--bf16_baseline", "b16",
+                             "--out", "x.html", "--use_hidden_eval", "--fp32_tolerance", "1e-3",
+                             "--bf16_tolerance", "1e-2"])
+    assert (args.hardware, args.baseline, args.bf16_baseline, args.out, args.use_hidden_eval, args.fp32_tolerance,
+            args.bf16_tolerance) == ("H100", "baseline_time_torch", "b16", "x.html", True, 1e-3, 1e-2)
+
+
+def script(name, *args, env=None):
+    import os
+
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / name), *args], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, **(env or {})})
+
+
+def shown(name, *args) -> dict:
+    from omegaconf import OmegaConf
+
+    done = script(name, *args)
+    assert done.returncode == 0, done.stderr
+    return OmegaConf.to_container(OmegaConf.create(done.stdout))
+
+
+def test_pydras_show_method_list_and_in_mean_what_they_mean_upstream():
+    assert shown("generate_samples.py", "run_name=r", "level=1", "temperature=0.7", ".greedy", "--show")["temperature"] == 0.0
+    assert shown("generate_samples.py", "run_name=r", "level=1", ".greedy", "temperature=0.7", "--show")["temperature"] == 0.7
+    cfg = shown("eval_from_generations.py", "--show", "run_name=r", "level=1", "--list", "gpu_arch", "Hopper", "Ada",
+                "list--", "--in", "jail_limits", "processes=64", "tmp_mb=128", "in--", "subset=(None,None)")
+    assert cfg["gpu_arch"] == ["Hopper", "Ada"] and cfg["subset"] == [None, None]
+    assert (cfg["jail_limits"]["processes"], cfg["jail_limits"]["tmp_mb"]) == (64, 128)
+    assert shown("generate_samples.py", "run_name=r", "level=1", "model_name=None", "--show")["model_name"] is None
+    for args, message in (((".sample",), "unknown method '.sample': this script's config takes .greedy"),
+                          (("--in", "jail_limits", "processes=1"), "--in jail_limits is not closed"),
+                          (("--list", "gpu_arch", "Hopper"), "--list is not closed"),
+                          (("store_type=database",), "store_type='database' is not one of local")):
+        done = script("generate_samples.py", "run_name=r", "level=1", "server_type=replay", "replay_dir=x", *args)
+        assert done.returncode == 2 and message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    eval_method = script("eval_from_generations.py", "run_name=r", "level=1", ".greedy")
+    assert eval_method.returncode == 2 and "unknown method '.greedy': this script's config takes none" in eval_method.stderr
+    help_text = script("generate_samples.py", "--help").stdout
+    assert "--show" in help_text and ".greedy" in help_text and "temperature=0.0" in help_text
+
+
+def test_upstreams_environment_variable_names_are_read(monkeypatch):
+    from kernelbench_verified.generate.providers.compatible_provider import CompatibleProvider
+    from kernelbench_verified.generate.providers import Request
+    from kernelbench_verified.generate.run import provider_settings
+
+    def settings(server_type, **env):
+        for name in ("FIREWORKS_API_KEY", "FIREWORKS_AI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "VLLM_API_KEY",
+                     "VLLM_SERVER_ADDRESS", "VLLM_SERVER_PORT", "VLLM_ENABLE_THINKING", "VLLM_STOP_TOKEN_IDS"):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        return provider_settings(load_config("generate", ["run_name=r", "level=1", f"server_type={server_type}",
+                                                          "model_name=m"]))
+
+    assert settings("fireworks", FIREWORKS_API_KEY="upstream").api_key == "upstream"
+    assert settings("fireworks", FIREWORKS_AI_API_KEY="ours").api_key == "ours"
+    with pytest.raises(UserError, match=r"set FIREWORKS_API_KEY \(or FIREWORKS_AI_API_KEY\)"):
+        settings("fireworks")
+    assert settings("google", GOOGLE_API_KEY="g").api_key == "g"
+    vllm = settings("vllm", VLLM_API_KEY="v", VLLM_SERVER_ADDRESS="gpu-node", VLLM_SERVER_PORT="8123",
+                    VLLM_ENABLE_THINKING="0", VLLM_STOP_TOKEN_IDS="151645, 151643")
+    assert (vllm.api_key, vllm.base_url) == ("v", "http://gpu-node:8123/v1")
+    arguments = CompatibleProvider.__new__(CompatibleProvider)
+    arguments.settings = vllm
+    body = arguments.chat_arguments(Request("p", 1, 1, 0))["extra_body"]
+    assert body == {"chat_template_kwargs": {"enable_thinking": False}, "stop_token_ids": [151645, 151643]}
+    plain = settings("vllm")
+    assert (plain.base_url, plain.extra) == ("http://localhost:8000/v1", {})
+    with pytest.raises(UserError, match="VLLM_STOP_TOKEN_IDS='x' must be token ids"):
+        settings("vllm", VLLM_STOP_TOKEN_IDS="x")
