@@ -3,8 +3,9 @@
 A setting says which evaluation decides correctness (standard eval_results.json, or the hidden
 eval_results_hidden.json) and, optionally, a tolerance (atol = rtol) re-applied, stricter or looser, to
 the per-case figures the records hold (tolerance_needed; max_abs_diff in older records). Speed and
-memory come from the same record as the verdict: a sample's time is never paired with a correctness
-judged in another evaluation (a kernel could behave differently in the two).
+memory come from the same record as the verdict (a kernel could behave differently in two evaluations),
+with upstream's one exception, said wherever it applies: a correct hidden record that was not timed takes
+the time of the standard record of the same kernel source (upstream_runs.HiddenTimes).
 """
 
 from __future__ import annotations
@@ -145,7 +146,10 @@ def _warn_hidden_times(run: str, times: HiddenTimes | None, warnings: list[str])
     if times.borrowed:
         warnings.append(f"run {run}: {len(times.borrowed)} correct sample(s) the hidden evaluation did not time "
                         f"take their time from eval_results.json, the standard evaluation of the same kernel "
-                        f"source, as upstream's readers take every time: {_listed(times.borrowed)}")
+                        f"source, as upstream's readers take every time; that evaluation checked the visible "
+                        f"inputs only, so a kernel that behaves otherwise on hidden inputs may have been timed "
+                        f"on a shortcut (evaluate with measure_performance=True for times judged with the hidden "
+                        f"tests): {_listed(times.borrowed)}")
     if times.refused:
         warnings.append(f"run {run}: {len(times.refused)} correct sample(s) the hidden evaluation did not time "
                         f"have no speedup: eval_results.json timed another kernel source, or one that cannot "
