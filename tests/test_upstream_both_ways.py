@@ -55,6 +55,13 @@ def test_our_readers_skip_the_derived_entries(tmp_path):
     fill_standard_file(run_dir / "eval_results.json", hidden, "eval_results_hidden.json")
     results = load_run_results(Run("m_level1_test", "m", 1, "fp32", run_dir), [])
     assert results.standard is None and results.hidden is not None   # as before the file was filled
+    from kernelbench_verified.leaderboard.discovery import Baseline, BaselineEntry
+    from kernelbench_verified.leaderboard.scoring import Setting, score_run
+
+    warnings = []
+    baseline = Baseline("b", tmp_path, {1: {1: BaselineEntry("1_ReLU.py", 1.0, -1)}}, None, "x")
+    assert score_run(results, baseline, set(), Setting(False), warnings).table.correct.all()
+    assert any("has no standard evaluation in eval_results.json" in w for w in warnings)
 
 
 def run_eval(tmp_path, *extra):

@@ -182,7 +182,8 @@ def _verdict_records(results: RunResults, setting: Setting, warnings: list[str])
                             f"none of its samples counts as correct")
         return results.hidden or {}
     if results.standard is None:
-        warnings.append(f"run {results.run.name} has no eval_results.json: its standard correctness is "
+        warnings.append(f"run {results.run.name} has no standard evaluation in eval_results.json (no file, or only "
+                        f"entries derived from its hidden evaluation): its standard correctness is "
                         f"taken from eval_results_hidden.json (stricter)")
         return results.hidden or {}
     return results.standard
