@@ -223,7 +223,7 @@ def test_an_untimed_upstream_hidden_run_takes_its_times_from_the_standard_file_a
     same_figures(metrics, verified_analysis(run_dir, UPSTREAM_BASELINE, 1, 4, use_hidden_eval=True)["best"])
     same_figures(metrics, verified_leaderboard(run_dir, UPSTREAM_BASELINE, 1, 4, use_hidden_eval=True))
     assert metrics["correct"] == 0.75 and metrics["correct_speedup"] == pytest.approx((2 * 0.5 * 0.5) ** (1 / 3))
-    assert section["hidden_times"] == {"borrowed": 9, "refused": 0}
+    assert section["hidden_times"] == {"borrowed": 9, "refused": 0, "untimed": 0}
     assert any("9 correct sample(s) the hidden evaluation did not time take their time from eval_results.json"
                in w for w in warnings)
     heatmap = section["heatmaps"][0]
@@ -234,7 +234,7 @@ def test_an_untimed_upstream_hidden_run_takes_its_times_from_the_standard_file_a
 def test_a_timed_upstream_hidden_run_keeps_the_hidden_records_times(tmp_path):
     write_upstream_run(tmp_path / "runs", hidden_timed=True)
     metrics, section, _ = our_report(tmp_path, use_hidden_eval=True)
-    assert section["hidden_times"] == {"borrowed": 0, "refused": 0}
+    assert section["hidden_times"] == {"borrowed": 0, "refused": 0, "untimed": 0}
     assert metrics["correct_speedup"] == pytest.approx((2 * 0.5 * 0.5) ** (1 / 3) / 1.1)  # its own, 10 % slower
 
 
@@ -268,12 +268,15 @@ def test_a_time_is_never_taken_across_different_kernel_sources(tmp_path):
     hidden["4_1"]["metadata"]["kernel_sha256"] = "a" * 64      # ours-style digests that disagree
     standard["4_1"]["metadata"]["kernel_sha256"] = "b" * 64
     hidden["4_2"]["metadata"]["kernel_sha256"] = standard["4_2"]["metadata"]["kernel_sha256"] = "c" * 64
+    standard["4_3"] = dict(standard["4_3"], correctness=False, runtime=-1.0)   # no standard time to take
     (run_dir / "eval_results_hidden.json").write_text(json.dumps(hidden))
     (run_dir / "eval_results.json").write_text(json.dumps(standard))
     metrics, section, warnings = our_report(tmp_path, use_hidden_eval=True)
-    assert section["hidden_times"] == {"borrowed": 7, "refused": 2}
+    assert section["hidden_times"] == {"borrowed": 6, "refused": 2, "untimed": 1}
     refused = next(w for w in warnings if "have no speedup" in w)
     assert "1_0 (kernel source unknown)" in refused and "4_1 (another kernel source)" in refused
+    assert any("1 correct sample(s) the hidden evaluation did not time have no time in eval_results.json either"
+               in w and w.endswith(": 4_3") for w in warnings)
     # P1's best is now sample 2 (0.5x), P4's sample 2 (0.25x; same digests): still solved, slower
     assert metrics["correct"] == 0.75 and metrics["correct_speedup"] == pytest.approx((0.5 * 0.5 * 0.25) ** (1 / 3))
 

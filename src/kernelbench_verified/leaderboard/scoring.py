@@ -150,6 +150,10 @@ def _warn_hidden_times(run: str, times: HiddenTimes | None, warnings: list[str])
                         f"inputs only, so a kernel that behaves otherwise on hidden inputs may have been timed "
                         f"on a shortcut (evaluate with measure_performance=True for times judged with the hidden "
                         f"tests): {_listed(times.borrowed)}")
+    if times.untimed:
+        warnings.append(f"run {run}: {len(times.untimed)} correct sample(s) the hidden evaluation did not time have no "
+                        f"time in eval_results.json either (not evaluated there, or not correct there): solved "
+                        f"without a speedup: {_listed(times.untimed)}")
     if times.refused:
         warnings.append(f"run {run}: {len(times.refused)} correct sample(s) the hidden evaluation did not time "
                         f"have no speedup: eval_results.json timed another kernel source, or one that cannot "

@@ -84,6 +84,7 @@ class HiddenTimes:
     run: Run
     borrowed: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    untimed: list[str] = field(default_factory=list)   # no standard record with a time to take
     _files: dict = field(default_factory=dict)
 
     def take(self, pid: int, sid: int, hidden: dict, standard: dict | None) -> dict | None:
@@ -91,6 +92,7 @@ class HiddenTimes:
         if _metadata(hidden).get("runtime_withheld"):
             return None  # withheld by the judge on purpose: no other evaluation's time replaces it
         if usable_time(standard) is None:
+            self.untimed.append(f"{pid}_{sid}")
             return None
         mine, theirs = self._source(hidden, HIDDEN_RESULTS, pid, sid), self._source(standard, STANDARD_RESULTS, pid, sid)
         if mine is not None and mine == theirs:
