@@ -415,3 +415,22 @@ def test_upstreams_environment_variable_names_are_read(monkeypatch):
     assert (plain.base_url, plain.extra) == ("http://localhost:8000/v1", {})
     with pytest.raises(UserError, match="VLLM_STOP_TOKEN_IDS='x' must be token ids"):
         settings("vllm", VLLM_STOP_TOKEN_IDS="x")
+
+
+def test_upstreams_leaderboard_reads_our_hidden_run_folder_as_we_do(tmp_path):
+    """Our hidden run as the evaluator leaves it (eval_results_hidden.json, and eval_results.json filled
+    from it), five samples per problem as upstream's leaderboard requires: its best-of-N figures are ours."""
+    from upstream_readers import verified_leaderboard
+
+    run_dir = tmp_path / "runs" / "gpt-x_level1_test"
+    run_dir.mkdir(parents=True)
+    outcome = {1: [0.5, None, 2.0, 1.0, None], 2: [None] * 5, 3: [4.0, 0.9, None, None, 1.2], 4: [None, 0.25, 2.0, 2.0, 2.0]}
+    hidden = {f"{pid}_{sid}": dict(ours(pid, sid, ms is not None, ms or -1.0), problem=name)
+              for pid, name in zip(range(1, 5), UPSTREAM_BASELINE["level1"]) for sid, ms in enumerate(outcome[pid])}
+    (run_dir / "eval_results_hidden.json").write_text(json.dumps(hidden))
+    assert verified_leaderboard(run_dir, UPSTREAM_BASELINE, 1, 4, use_hidden_eval=True) is None  # skipped unfilled
+    fill_standard_file(run_dir / "eval_results.json", hidden, "eval_results_hidden.json")
+    metrics, section, _ = our_report(tmp_path, use_hidden_eval=True)
+    upstream = verified_leaderboard(run_dir, UPSTREAM_BASELINE, 1, 4, use_hidden_eval=True)
+    same_figures(metrics, upstream)
+    assert upstream["correctness_rate"] == 0.75 and section["hidden_times"]["borrowed"] == 0
