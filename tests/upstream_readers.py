@@ -1,8 +1,8 @@
 """Our own re-implementations of how upstream's scripts read a run, for tests that hand them our files.
 
-Written from the behaviour of facebookresearch/kernel_bench_verified (commit 3fdf6fe:
-scripts/benchmark_eval_analysis.py, scripts/generate_leaderboard.py, src/score.py) and
-ScalingIntelligence/KernelBench (commit 423217d: scripts/benchmark_eval_analysis.py), not copied from them.
+Written from the behaviour of facebookresearch/kernel_bench_verified's
+scripts/benchmark_eval_analysis.py, scripts/generate_leaderboard.py and src/score.py, and of
+ScalingIntelligence/KernelBench's scripts/benchmark_eval_analysis.py, not copied from them.
 Each function reads files as the upstream script does, fails where it fails (a missing file, a key it
 cannot split), and returns the figures it prints.
 """
