@@ -1,8 +1,9 @@
-"""Export one evaluated run in the layout upstream KernelBench's analysis script reads.
+"""Export one evaluated run in the files upstream's analysis and leaderboard scripts read.
 
-    python scripts/export_upstream.py run_name=test level=1 [use_hidden_eval=True]
+    python scripts/export_upstream.py run_name=test level=1 [use_hidden_eval=True] [layout=kernelbench]
 
-writes runs/test_upstream/eval_results.json, for upstream's
+writes runs/test_upstream/eval_results.json (and eval_results_hidden.json for a hidden export) in
+kernel_bench_verified's layout, or KernelBench's with layout=kernelbench, for upstream's
 `python3 scripts/benchmark_eval_analysis.py run_name=test_upstream level=1 hardware=... baseline=...`.
 Keys and defaults: configs/export_upstream.yaml. What the export changes: docs/leaderboard.md.
 """

@@ -41,8 +41,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="only these run folders (default: every {model}_level{L}[_bf16]_test folder)")
     parser.add_argument("--timing_dir", default=str(DEFAULT_TIMING_DIR),
                         help="baseline files: TIMING_DIR/HW/NAME.json (default: %(default)s)")
+    parser.add_argument("--excluded", default="ours", metavar="{ours,upstream,none,FILE}",
+                        help="problems left out of every metric: ours (the problem suite's degenerate problems, "
+                             "--degenerate_file), upstream (its leaderboard's level-2 #23, #80, #83), none, or the "
+                             "path of a list in --degenerate_file's format; the page names the list "
+                             "(default: %(default)s)")
     parser.add_argument("--degenerate_file", default=str(DEFAULT_DEGENERATE_FILE),
-                        help="problems to leave out, the problem suite's list (default: %(default)s)")
+                        help="the list --excluded ours reads (default: %(default)s)")
     parser.add_argument("--review_speedup", type=float, default=10.0,
                         help="list correct samples faster than this many times the baseline for review; 0: off "
                              "(default: %(default)s)")

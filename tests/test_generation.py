@@ -102,7 +102,7 @@ def test_bad_settings_stop_before_any_work(tmp_path, monkeypatch, overrides, mes
 
 @pytest.mark.parametrize("server_type, key, endpoint", [
     ("google", "GEMINI_API_KEY", "https://generativelanguage.googleapis.com/v1beta/openai/"),
-    ("fireworks", "FIREWORKS_AI_API_KEY", "https://api.fireworks.ai/inference/v1"),
+    ("fireworks", "FIREWORKS_API_KEY", "https://api.fireworks.ai/inference/v1"),   # upstream's name
     ("sambanova", "SAMBANOVA_API_KEY", "https://api.sambanova.ai/v1"),
     ("moonshot", "MOONSHOT_API_KEY", "https://api.moonshot.ai/v1"),
 ])

@@ -18,7 +18,7 @@ import pytest
 
 from conftest import ROOT
 from kernelbench_verified.errors import UserError
-from kernelbench_verified.leaderboard.discovery import load_baseline
+from kernelbench_verified.leaderboard.discovery import UPSTREAM_EXCLUDED, UPSTREAM_EXCLUDED_REASON, load_baseline
 from kernelbench_verified.leaderboard.page import render_page
 from kernelbench_verified.leaderboard.report import Options, build_report
 from leaderboard_synthetic import write_synthetic
@@ -490,3 +490,74 @@ def test_a_run_of_other_problem_files_than_the_baseline_timed_is_refused(tmp_pat
     with pytest.raises(UserError, match=r"alpha_level1_test evaluated problems L1/2 from files other than .*"
                                         r"baseline_time_torch_tf32.json timed"):
         report(**paths)
+
+
+def test_the_page_never_embeds_the_text_a_linked_kernel_file_points_at(tmp_path):
+    """The evaluator refuses a symlinked kernel (refused_kernel); the page must not show the text of the
+    file such a link points at either."""
+    runs = tmp_path / "runs"
+    shutil.copytree(FIXTURES / "runs", runs)
+    secret = tmp_path / "secret.py"
+    secret.write_text("TOKEN = 'not for the page'\n")
+    run = runs / "alpha_level1_test"
+    (run / "level_1_problem_1_sample_1_kernel.py").unlink()   # p1's best sample (4.0x)
+    (run / "level_1_problem_1_sample_1_kernel.py").symlink_to(secret)
+    data, sources, _ = report(runs_dir=str(runs))
+    assert not any("TOKEN" in text for text in sources.values())
+    heatmap = next(h for h in data["sections"][0]["heatmaps"] if h["level"] == 1)
+    cell = heatmap["cells"][heatmap["models"].index("alpha")][0]
+    assert cell[4] is None and "kernel file not shown: level_1_problem_1_sample_1_kernel.py is a symbolic link" \
+        in heatmap["statuses"][cell[3]]
+    assert heatmap["cells"][heatmap["models"].index("alpha")][1][4] is not None  # p2: a regular file, shown
+    html = render_page(data, sources)
+    assert "not for the page" not in html
+
+
+@pytest.mark.parametrize("choice, level1, level2", [
+    ("ours", 4, 2),                   # the fixture's list: level 1 #5
+    ("upstream", 5, 2),               # upstream's leaderboard: level 2 #23, #80, #83 (none in the fixture)
+    ("none", 5, 2),
+])
+def test_the_excluded_list_is_chosen_and_named(choice, level1, level2):
+    data, _, _ = report(excluded=choice)
+    assert row(data, "fp32", "alpha", "1")["metrics"]["num_problems"] == level1
+    assert row(data, "fp32", "alpha", "2")["metrics"]["num_problems"] == level2
+    assert data["excluded"]["choice"] == choice
+    if choice == "upstream":
+        assert "upstream's: its leaderboard's level-2 #23, #80, #83" in data["excluded"]["list"] and data["degenerate"] == [
+            {"level": 2, "pid": pid, "problem": name, "reason": UPSTREAM_EXCLUDED_REASON}
+            for pid, name in sorted(UPSTREAM_EXCLUDED[2].items())]
+    elif choice == "none":
+        assert data["degenerate"] == []
+
+
+def test_an_excluded_list_given_as_a_file_and_a_bad_choice(tmp_path):
+    listed = tmp_path / "mine.json"
+    listed.write_text(json.dumps({"level1": {"2": {"problem": "2_Matmul.py", "reason": "mine"}}}))
+    data, _, _ = report(excluded=str(listed))
+    assert row(data, "fp32", "alpha", "1")["metrics"]["num_problems"] == 4
+    assert data["excluded"]["choice"] == "file" and str(listed) in data["excluded"]["list"]
+    with pytest.raises(UserError, match="excluded='theirs' is none of ours, upstream, none and no file"):
+        report(excluded="theirs")
+    out = tmp_path / "board.html"
+    done = cli("generate_leaderboard.py", "--out", out, "--runs_dir", PATHS["runs_dir"], "--timing_dir",
+               PATHS["timing_dir"], "--excluded", "upstream", "--runs", "alpha_level2_test")
+    assert done.returncode == 0, done.stderr
+    assert "Excluded problems (list: " in out.read_text() and page_data(out.read_text())["excluded"]["choice"] == "upstream"
+    bad = cli("generate_leaderboard.py", "--out", out, "--runs_dir", PATHS["runs_dir"], "--timing_dir",
+              PATHS["timing_dir"], "--excluded", "theirs")
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "excluded='theirs'" in bad.stderr
+
+
+def test_analysis_takes_the_excluded_list_and_names_it():
+    base = ["run_name=alpha_level1_test", "level=1", "hardware=H200", "baseline=baseline_time_torch_tf32",
+            f"runs_dir={PATHS['runs_dir']}", f"timing_dir={PATHS['timing_dir']}",
+            f"degenerate_file={PATHS['degenerate_file']}", "bootstrap_resamples=50"]
+    ours, none = cli("benchmark_eval_analysis.py", *base), cli("benchmark_eval_analysis.py", *base, "excluded=none")
+    assert ours.returncode == 0 and none.returncode == 0, ours.stderr + none.stderr
+    assert "excluded list ours: the problem suite's degenerate problems" in ours.stdout
+    assert "; of level 1: #5" in ours.stdout
+    assert "excluded list none: every problem is scored; none of level 1" in none.stdout
+    problems = lambda out: dict(re.split(r"\s{2,}", l.strip(), maxsplit=1) for l in out.splitlines()[1:])[
+        "problems (degenerate excluded)"]
+    assert (problems(ours.stdout), problems(none.stdout)) == ("4", "5")

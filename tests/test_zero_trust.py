@@ -270,8 +270,10 @@ def test_the_same_salt_reproduces_every_verdict(first, second):
 def test_mode_switch_fails_in_the_standard_run_too(tmp_path, first):
     """zt_mode_switch takes its identity shortcut whenever it sees no hint of hidden tests, which is
     always. Returning its input fails the standard run as well (output_aliases_input), so there is no
-    standard time to pair with anything; that the leaderboard takes a sample's time only from the record
-    that judged it is tested in test_leaderboard.py (test_hidden_correctness_and_missing_hidden_samples)."""
+    standard time to pair with anything; that the leaderboard takes a sample's time from the record that
+    judged it is tested in test_leaderboard.py (test_hidden_correctness_and_missing_hidden_samples), and
+    that it takes a standard time only for an untimed hidden record of the same kernel source, saying so,
+    in test_upstream_both_ways.py."""
     run_dir = tmp_path / "standard"
     run_dir.mkdir()
     shutil.copy(FIXTURES / "zt_mode_switch.py", run_dir / "level_1_problem_1_sample_0_kernel.py")

@@ -1,6 +1,10 @@
 """The command line every Hydra script shares: `run_script` reads it, composes the config (config.py)
 and runs the script's job; -h/--help prints the script's purpose and every key of its config with its
 default and comment, --cfg job prints the composed config, -m runs a sweep one job after another.
+
+Upstream's scripts use pydra, and its command lines work here too: --show (as --cfg job), a method call
+such as .greedy (PYDRA_METHODS), --list KEY A B list-- (KEY=[A,B]) and --in PREFIX KEY=V in--
+(PREFIX.KEY=V); `None` is null (config.upstream_syntax).
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ def run_script(config_name: str, main: Callable[[DictConfig], int | None], doc: 
             doc = doc if doc is not None else getattr(sys.modules.get("__main__"), "__doc__", None)
             print(script_help(config_name, doc, sweeps, Path(sys.argv[0]).name or "script.py"))
             sys.exit(0)
-        command = parse_command_line(sys.argv[1:])
+        command = parse_command_line(sys.argv[1:], PYDRA_METHODS.get(config_name, {}))
         if command.multirun:
             sys.exit(_multirun(config_name, main, command, sweeps))
         cfg = load_config(config_name, command.overrides)
@@ -73,14 +77,37 @@ class CommandLine:
 # config: no outputs/ folders, no logging setup), hydra is refused.
 CFG_CHOICES = ("job", "all")
 
+# Upstream's pydra config methods, called on its command line as `.name`, as the overrides they stand for
+# here, by config name. Upstream's generate config has `greedy` (greedy decoding: temperature 0).
+PYDRA_METHODS = {"generate": {"greedy": ["temperature=0.0"]}}
 
-def parse_command_line(argv: list[str]) -> CommandLine:
-    """Hydra's flags these scripts take (--help, --cfg job, -m) apart from the key=value overrides."""
-    command, args = CommandLine(), list(argv)
+
+def parse_command_line(argv: list[str], methods: dict | None = None) -> CommandLine:
+    """Hydra's flags these scripts take (--help, --cfg job, -m) and pydra's (--show, .method, --list,
+    --in) apart from the key=value overrides, which keep their order (a later one wins)."""
+    command, args, scopes = CommandLine(), list(argv), []
     while args:
         arg = args.pop(0)
         if arg in ("-h", "--help"):
             command.help = True
+        elif arg == "--show":
+            command.cfg = "job"
+        elif arg == "--list":
+            command.overrides.append(_pydra_list(args, scopes))
+        elif arg == "--in":
+            if not args or args[0].startswith("-") or "=" in args[0]:
+                raise UserError("--in needs a key to scope the next overrides to: --in jail_limits processes=64 in--")
+            scopes.append(args.pop(0))
+        elif arg == "in--":
+            if not scopes:
+                raise UserError("in-- without an --in before it")
+            scopes.pop()
+        elif arg.startswith(".") and re.match(r"^\.[A-Za-z_]\w*(\(\))?$", arg):
+            name = arg[1:].removesuffix("()")
+            if name not in (methods or {}):
+                known = ", ".join(f".{m}" for m in methods or {}) or "none"
+                raise UserError(f"unknown method {arg!r}: this script's config takes {known} (key=value sets a key)")
+            command.overrides += methods[name]
         elif arg in ("-m", "--multirun"):
             command.multirun = True
         elif arg in ("-c", "--cfg") or arg.startswith("--cfg="):
@@ -96,10 +123,32 @@ def parse_command_line(argv: list[str]) -> CommandLine:
             pass  # Hydra's flag for resolved interpolations: --cfg job always prints them resolved
         elif arg.startswith("-"):
             raise UserError(f"unknown option {arg!r}: these scripts take key=value overrides, --help, --cfg job "
-                            "and -m (see --help)")
+                            "(or --show), -m, and pydra's --list and --in (see --help)")
         else:
-            command.overrides.append(arg)
+            command.overrides.append(_scoped(arg, scopes))
+    if scopes:
+        raise UserError(f"--in {scopes[-1]} is not closed: end its overrides with in--")
     return command
+
+
+def _scoped(override: str, scopes: list[str]) -> str:
+    """A key=value inside pydra's --in PREFIX ... in--: PREFIX.key=value (a leading + or ~ stays first)."""
+    if not scopes:
+        return override
+    sign = override[0] if override[:1] in ("+", "~") else ""
+    return sign + ".".join(scopes) + "." + override[len(sign):]
+
+
+def _pydra_list(args: list[str], scopes: list[str]) -> str:
+    """pydra's --list KEY A B C list--: KEY=[A,B,C]."""
+    if "list--" not in args:
+        raise UserError("--list is not closed: write --list KEY A B list-- (or KEY=[A,B])")
+    end = args.index("list--")
+    items = args[:end]
+    del args[: end + 1]
+    if not items or "=" in items[0] or items[0].startswith("-"):
+        raise UserError("--list needs a key and then its values: --list gpu_arch Hopper Ada list--")
+    return _scoped(f"{items[0]}=[{','.join(items[1:])}]", scopes)
 
 
 def _multirun(config_name: str, main: Callable, command: CommandLine, sweeps: Sweeps | None) -> int:
@@ -314,7 +363,8 @@ def script_help(config_name: str, doc: str | None, sweeps: Sweeps | None, prog: 
 
     width = max(80, min(shutil.get_terminal_size((100, 24)).columns, 120))
     column = 30
-    out = [f"usage: {prog} [KEY=VALUE ...] [--cfg job] [-m KEY=A,B ...] [-h]", ""]
+    methods = "".join(f" [.{name}]" for name in PYDRA_METHODS.get(config_name, {}))
+    out = [f"usage: {prog} [KEY=VALUE ...]{methods} [--cfg job | --show] [-m KEY=A,B ...] [-h]", ""]
     if doc and doc.strip():
         out += [textwrap.dedent(doc).strip("\n"), ""]
 
@@ -344,6 +394,11 @@ def script_help(config_name: str, doc: str | None, sweeps: Sweeps | None, prog: 
     entry("  --cfg job", ["print the config composed from the file and the overrides, as YAML with "
                           "interpolations resolved, and exit without running anything (with -m: every job's)"])
     entry("  -m, --multirun", multirun)
+    entry("  --show", ["pydra's spelling of --cfg job, as upstream's scripts take it"])
+    entry("  --list KEY A B list--", ["pydra's list: the same as KEY=[A,B]"])
+    entry("  --in KEY ... in--", ["pydra's scope: KEY2=V between them sets KEY.KEY2=V"])
+    for name, overrides in PYDRA_METHODS.get(config_name, {}).items():
+        entry(f"  .{name}", [f"upstream's config method, here {' '.join(overrides)}"])
     out += ["", f"keys of configs/{config_name}.yaml (override any as KEY=VALUE; ??? = required):"]
     header = config_header(config_name)  # its first line names the script, as the usage line did
     out += ["  " + line for line in textwrap.wrap(" ".join(header[1:] if len(header) > 1 else header),

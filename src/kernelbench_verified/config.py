@@ -70,11 +70,17 @@ def _coerce_booleans(cfg: DictConfig, defaults: DictConfig) -> None:
 
 
 def upstream_syntax(override: str) -> str:
-    """`subset=(1,10)`, upstream's tuple syntax, as the list Hydra reads: `subset=[1,10]`."""
+    """Upstream's pydra values as Hydra reads them: a tuple `subset=(1,10)` as the list `subset=[1,10]`,
+    and Python's `None` (alone, or as an item of a list or tuple, `subset=(None,None)`) as null."""
     key, sep, value = override.partition("=")
     value = value.strip()
-    if sep and value.startswith("(") and value.endswith(")"):
-        return f"{key}=[{value[1:-1]}]"
+    if not sep:
+        return override
+    if value == "None":
+        return f"{key}=null"
+    if value[:1] in "([" and value[-1:] in ")]" and len(value) >= 2:
+        items = re.sub(r"(?<![\w'\"])None(?![\w'\"])", "null", value[1:-1])
+        return f"{key}=[{items}]"
     return override
 
 

@@ -33,7 +33,8 @@ from .judge import Judge
 from .launch import build_cpus, child_environment, cpu_placement, lower_build_priority
 from ..problems.load import Problem, list_problems, load_module
 from ..reports import ReportQueue
-from ..results import RUN_CONFIG_NAMES, ResultStore, new_record, read_json, write_json_atomic
+from ..results import (RUN_CONFIG_NAMES, ResultStore, fill_standard_file, kernel_digest, new_record, read_json,
+                       write_json_atomic)
 from .worker import build_once, by_build, failed_to_build, judge_worker
 from ..static.check import check_source, defines_triton_kernels
 from ..static.policy import apply_policy, rejecting_codes, require_policy
@@ -227,6 +228,7 @@ class Recorder:
     def __init__(self, store: ResultStore, context: dict, policy: str):
         self.store, self.context, self.policy = store, context, policy
         self.findings: dict[str, list] = {}
+        self.kernel_digests: dict[str, str] = {}  # sha256 of each kernel source read, by key
 
     def save_fingerprint(self, device: str, fingerprint: dict) -> None:
         """Where and how this run's kernels were timed, beside the results (eval_fingerprint.json)."""
@@ -237,8 +239,9 @@ class Recorder:
 
     def save(self, problem: Problem, sid: int, judged: dict, **context) -> dict:
         key = f"{problem.pid}_{sid}"
+        digest = {"kernel_sha256": self.kernel_digests[key]} if key in self.kernel_digests else {}
         record = new_record(problem.level, problem.pid, sid, problem.filename, judged,
-                            {**self.context, "problem_sha256": problem.source_sha256, **context})
+                            {**self.context, "problem_sha256": problem.source_sha256, **digest, **context})
         if key in self.findings:
             record = apply_policy(record, self.findings[key], self.policy)
         self.store.put(key, record)
@@ -313,6 +316,7 @@ def evaluate_run(cfg: DictConfig) -> int:
                 except KernelRefused as exc:
                     recorder.save(problem, sid, {"eval_status": "refused_kernel", "error": str(exc)})
                     continue
+                recorder.kernel_digests[key] = kernel_digest(source)
                 if not holds_code(source):
                     recorder.save(problem, sid, {"eval_status": "missing_kernel",
                                                  "error": f"{path.name} holds no code: {source.strip()[:80]!r}"})
@@ -333,6 +337,8 @@ def evaluate_run(cfg: DictConfig) -> int:
             making.join()  # a header left half made would only be made again, but its compiler would linger
         if settings["jail"]:
             cgroups.remove_left_behind(cgroups.owner_tag())  # what a killed judge of this run left
+    if cfg.use_hidden_tests and cfg.fill_standard_file:  # an interrupted run fills it when resumed
+        fill_standard_file(run_dir / result_filename(False), store.records, store.path.name)
     if cfg.baseline_file:
         warn_if_incomparable(run_dir / FINGERPRINT_FILE, Path(cfg.baseline_file))
     return summarize(store, problems, cfg.num_samples)

@@ -26,8 +26,8 @@ from .extraction import extract_kernel
 from ..problems.inputs import PRECISIONS
 from ..problems.load import Problem
 from .prompts import BACKENDS, PROMPT_OPTIONS, PromptOptions, build_prompt
-from .providers import (ProviderError, ProviderSettings, Request, create_provider, preset_for,
-                        resolve_api_key)
+from .providers import (ProviderError, ProviderSettings, Request, create_provider, default_base_url, preset_for,
+                        resolve_api_key, server_extras)
 from ..results import RUN_CONFIG_NAMES, write_text_atomic
 
 LOG_NAME = "generation_log.jsonl"
@@ -63,7 +63,7 @@ def _positive_number(cfg: DictConfig, key: str, allow_zero: bool = False) -> flo
 
 def provider_settings(cfg: DictConfig) -> ProviderSettings:
     """Check the provider keys and resolve the API key; raises UserError before any work."""
-    preset = preset_for(cfg.server_type)
+    preset_for(cfg.server_type)  # an unknown server_type stops here, before any other key is read
     require_choice(cfg, "api", ("chat", "responses"))
     max_tokens = require_int(cfg, "max_tokens", 1)
     if cfg.server_type != "replay" and not cfg.model_name:
@@ -78,15 +78,17 @@ def provider_settings(cfg: DictConfig) -> ProviderSettings:
     return ProviderSettings(
         server_type=cfg.server_type, model_name=cfg.model_name,
         api_key=resolve_api_key(cfg.server_type, cfg.api_key_env),
-        base_url=cfg.base_url or preset.base_url, api=cfg.api, max_tokens=max_tokens,
+        base_url=cfg.base_url or default_base_url(cfg.server_type), api=cfg.api, max_tokens=max_tokens,
         temperature=None if cfg.temperature is None else float(cfg.temperature),
         request_timeout=_positive_number(cfg, "request_timeout"), max_retries=require_int(cfg, "max_retries", 0),
-        reasoning_effort=cfg.reasoning_effort, thinking_budget=budget, replay_dir=cfg.replay_dir)
+        reasoning_effort=cfg.reasoning_effort, thinking_budget=budget, replay_dir=cfg.replay_dir,
+        extra=server_extras(cfg.server_type))
 
 
 def check_run_keys(cfg: DictConfig) -> None:
     require_choice(cfg, "precision", tuple(PRECISIONS))
     require_choice(cfg, "dataset_src", ("local", "huggingface"))
+    require_choice(cfg, "store_type", ("local",))
     for key in ("level", "num_samples", "num_workers", "num_turns"):
         require_int(cfg, key, 1)
     if cfg.num_turns > 1:

@@ -12,7 +12,7 @@ from ..config import require_int
 from ..errors import UserError
 from .metrics import FAST_P_THRESHOLDS, bootstrap_intervals, per_sample, summarize
 from ..problems.load import LEVELS
-from .discovery import (DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, Run, load_baseline, load_degenerate,
+from .discovery import (DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, Run, load_baseline, load_excluded,
                         load_run_results, timed_on_cpu)
 from .scoring import Setting, score_run, turn_summaries
 
@@ -68,7 +68,8 @@ def analyze_run(cfg: DictConfig) -> int:
     results = load_run_results(Run(str(cfg.run_name), str(cfg.run_name), level, "fp32", run_dir), warnings)
     if results is None:
         raise UserError(f"run {run_dir} has no eval_results.json or eval_results_hidden.json: evaluate it first")
-    excluded = set(load_degenerate(cfg.degenerate_file or DEFAULT_DEGENERATE_FILE).get(level, {}))
+    excluded_list = load_excluded(cfg.excluded, cfg.degenerate_file or DEFAULT_DEGENERATE_FILE)
+    excluded = excluded_list.of_level(level)
     scored = score_run(results, baseline, excluded, Setting(bool(cfg.use_hidden_eval), cfg.tolerance), warnings)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -76,8 +77,10 @@ def analyze_run(cfg: DictConfig) -> int:
     rows = metric_lines(summarize(table), bootstrap_intervals(table, int(cfg.bootstrap_resamples)), per_sample(table))
     print(f"run {cfg.run_name} · level {level} · {cfg.hardware} · baseline {baseline.name} (sha256 {baseline.digest})"
           f" · {'hidden' if cfg.use_hidden_eval else 'standard'} correctness"
-          + (f" · tolerance {cfg.tolerance:g}" if cfg.tolerance is not None else "")
-          + (" · CPU timings, no GPU speedup claim" if timed_on_cpu(baseline) else ""))
+          + (f" · {scored.tolerance.describe()}" if cfg.tolerance is not None else "")
+          + (" · CPU timings, no GPU speedup claim" if timed_on_cpu(baseline) else "")
+          + f" · excluded list {excluded_list.describe()}; "
+          + (f"of level {level}: #{', #'.join(map(str, sorted(excluded)))}" if excluded else f"none of level {level}"))
     rows += turn_lines(run_dir, level, baseline, excluded, cfg.tolerance, warnings)
     width = max(len(label) for label, _ in rows)
     for label, value in rows:

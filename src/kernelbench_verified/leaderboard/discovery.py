@@ -9,14 +9,16 @@ the degenerate-problem list comes from the problem suite (results/degenerate_pro
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..paths import CHECKOUT_ROOT
 from ..measure.baseline_files import load_baseline as read_baseline_file
 from ..errors import UserError
-from ..results import RUN_CONFIG_NAMES, read_json
+from ..results import RUN_CONFIG_NAMES, is_derived, read_json
 
 # The evaluator's file names (kept here so the leaderboard does not import torch through evaluate.py).
 STANDARD_RESULTS = "eval_results.json"
@@ -29,6 +31,7 @@ RECORD_KEY = re.compile(r"^(\d+)_(\d+)$")
 KERNEL_FILE = re.compile(r"^level_\d+_problem_(\d+)_sample_(\d+)_kernel\.py$")
 BASELINE_LEVEL = re.compile(r"^level(\d+)$")
 PROBLEM_FILE = re.compile(r"^(\d+)_")
+MAX_KERNEL_BYTES = 4 << 20  # the evaluator's bound on a kernel file (evaluate.run.MAX_KERNEL_BYTES)
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,29 @@ class Run:
 
     def kernel_path(self, pid: int, sid: int) -> Path:
         return self.path / f"level_{self.level}_problem_{pid}_sample_{sid}_kernel.py"
+
+    def kernel_text(self, pid: int, sid: int) -> tuple[str | None, str | None]:
+        """(text, None) of a kernel file that is a regular file directly inside the run folder, else
+        (None, why it is not read): the leaderboard shows no file a link points at, as the evaluator
+        evaluates none (evaluate.run.read_kernel)."""
+        path = self.kernel_path(pid, sid)
+        if path.is_symlink():
+            return None, f"{path.name} is a symbolic link"
+        if not path.exists():
+            return None, None
+        if path.resolve().parent != self.path.resolve():
+            return None, f"{path.name} lies outside the run folder"
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError as exc:
+            return None, f"{path.name} cannot be read ({exc.strerror})"
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None, f"{path.name} is not a regular file"
+            data = handle.read(MAX_KERNEL_BYTES + 1)
+        if len(data) > MAX_KERNEL_BYTES:
+            return None, f"{path.name} is larger than {MAX_KERNEL_BYTES} bytes"
+        return data.decode("utf-8", errors="replace"), None
 
 
 @dataclass
@@ -148,8 +174,15 @@ def load_records(path: Path) -> dict | None:
     return records
 
 
+def standard_records(records: dict | None) -> dict | None:
+    """The records of a standard evaluation in eval_results.json: without the entries a hidden evaluation
+    derived for upstream's readers (results.fill_standard_file); None when nothing else is there."""
+    kept = {key: record for key, record in (records or {}).items() if not is_derived(record)}
+    return kept or None
+
+
 def load_run_results(run: Run, warnings: list[str]) -> RunResults | None:
-    standard = load_records(run.path / STANDARD_RESULTS)
+    standard = standard_records(load_records(run.path / STANDARD_RESULTS))
     hidden = load_records(run.path / HIDDEN_RESULTS)
     if standard is None and hidden is None:
         warnings.append(f"run {run.name} has neither {STANDARD_RESULTS} nor {HIDDEN_RESULTS}: left out")
@@ -213,3 +246,48 @@ def load_degenerate(path: str | Path) -> dict:
         listed[int(match[1])] = {int(pid): info if isinstance(info, dict) else {"reason": str(info)}
                                  for pid, info in problems.items() if str(pid).isdigit()}
     return listed
+
+
+# The problems upstream's leaderboard (kernel_bench_verified, scripts/generate_leaderboard.py) leaves out
+# of its table: three level-2 problems whose output is constant zero for any input. Its
+# benchmark_eval_analysis.py leaves out none (excluded=none reproduces that script).
+UPSTREAM_EXCLUDED = {2: {23: "23_Conv3d_GroupNorm_Mean.py", 80: "80_Gemm_Max_Subtract_GELU.py",
+                         83: "83_Conv3d_GroupNorm_Min_Clamp_Dropout.py"}}
+UPSTREAM_EXCLUDED_REASON = "excluded by upstream's leaderboard (constant-zero output for any input)"
+EXCLUDED_CHOICES = ("ours", "upstream", "none")
+
+
+@dataclass(frozen=True)
+class Excluded:
+    """The problems left out of every metric, and which list they come from (said on the page)."""
+    problems: dict      # {level: {pid: {"problem", "reason"}}}
+    choice: str         # ours | upstream | none | file
+    source: str         # the list's file, or where upstream's list comes from
+
+    def of_level(self, level: int) -> set[int]:
+        return set(self.problems.get(level, {}))
+
+    def describe(self) -> str:
+        return {"ours": f"ours: the problem suite's degenerate problems ({self.source})",
+                "upstream": f"upstream's: its leaderboard's level-2 #23, #80, #83 ({self.source})",
+                "none": "none: every problem is scored",
+                "file": f"the file {self.source}"}[self.choice]
+
+
+def load_excluded(choice: str | None, degenerate_file: str | Path = DEFAULT_DEGENERATE_FILE) -> Excluded:
+    """The excluded-problem list `choice` names: ours (the problem suite's degenerate problems, read from
+    `degenerate_file`), upstream (its leaderboard's three level-2 problems), none, or the path of a list
+    in our file's format."""
+    choice = str(choice or "ours")
+    if choice == "ours":
+        return Excluded(load_degenerate(degenerate_file), "ours", str(degenerate_file))
+    if choice == "upstream":
+        problems = {level: {pid: {"problem": name, "reason": UPSTREAM_EXCLUDED_REASON} for pid, name in pids.items()}
+                    for level, pids in UPSTREAM_EXCLUDED.items()}
+        return Excluded(problems, "upstream", "kernel_bench_verified's scripts/generate_leaderboard.py")
+    if choice == "none":
+        return Excluded({}, "none", "")
+    if not Path(choice).is_file():
+        raise UserError(f"excluded={choice!r} is none of {', '.join(EXCLUDED_CHOICES)} and no file: name a list "
+                        f"or the path of one in results/degenerate_problems.json's format")
+    return Excluded(load_degenerate(choice), "file", choice)

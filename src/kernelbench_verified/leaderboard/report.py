@@ -16,7 +16,7 @@ from ..measure.fingerprints import compare_fingerprints
 from ..results import read_json
 from .metrics import ProblemOutcomes, best_of_n, bootstrap_intervals, per_sample, pool, summarize
 from .discovery import (Baseline, DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, RunResults, baseline_path,
-                        find_runs, load_baseline, load_degenerate, load_run_results, timed_on_cpu)
+                        find_runs, load_baseline, load_excluded, load_run_results, timed_on_cpu)
 from .scoring import ScoredRun, Setting, score_run, turn_summaries
 
 # The two baselines of the deflation view: what published numbers used, and what practitioners deploy.
@@ -35,6 +35,7 @@ class Options:
     bf16_baseline: str = "baseline_time_torch_bf16"
     timing_dir: str = str(DEFAULT_TIMING_DIR)
     degenerate_file: str = str(DEFAULT_DEGENERATE_FILE)
+    excluded: str = "ours"   # ours (degenerate_file) | upstream | none | a list's path (discovery.load_excluded)
     use_hidden_eval: bool = False
     fp32_tolerance: float | None = None
     bf16_tolerance: float | None = None
@@ -46,7 +47,8 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
     """(page data, kernel sources by cell key, warnings)."""
     warnings: list[str] = []
     runs = find_runs(options.runs_dir, options.runs)
-    degenerate = load_degenerate(options.degenerate_file)
+    excluded = load_excluded(options.excluded, options.degenerate_file)
+    degenerate = excluded.problems
     main_baseline = load_baseline(options.timing_dir, options.hardware, options.baseline)
     loaded = [r for run in tqdm(runs, desc="loading runs", unit="run", leave=False)
               if (r := load_run_results(run, warnings)) is not None]
@@ -77,6 +79,7 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
         "hardware": options.hardware,
         "cpu_timing": cpu_timing,
         "correctness": "hidden" if options.use_hidden_eval else "standard",
+        "excluded": {"choice": excluded.choice, "list": excluded.describe()},
         "degenerate": _degenerate_rows(degenerate, {r.run.level for r in loaded}),
         "sections": sections,
         "deflation": _deflation(fp32_results, degenerate, options),
@@ -138,6 +141,9 @@ def _section(precision: str, baseline: Baseline, setting: Setting, scored: list[
         "baseline": _baseline_info(baseline),
         "correctness": "hidden" if setting.use_hidden else "standard",
         "tolerance": _tolerance_info(setting, scored),
+        "hidden_times": {"borrowed": sum(len(s.hidden_times.borrowed) for s in scored if s.hidden_times),
+                         "refused": sum(len(s.hidden_times.refused) for s in scored if s.hidden_times),
+                         "untimed": sum(len(s.hidden_times.untimed) for s in scored if s.hidden_times)},
         "tolerance_curve": _tolerance_curve(scored, baseline, degenerate),
         "levels": sorted({s.results.run.level for s in scored}),
         "rows": rows,
@@ -170,6 +176,8 @@ def _tolerance_info(setting: Setting, scored: list[ScoredRun]) -> dict:
             "rejected": sum(s.tolerance.rejected for s in scored),
             "without_data": sum(s.tolerance.without_data for s in scored),
             "loosened": sum(s.tolerance.loosened for s in scored),
+            "upstream_checked": sum(s.tolerance.upstream_checked for s in scored),
+            "upstream_lifted": sum(s.tolerance.upstream_lifted for s in scored),
             "evaluation_atols": atols}
 
 
@@ -216,9 +224,13 @@ def _cell(item: ScoredRun, outcomes: ProblemOutcomes, index: int, statuses: dict
     status = verdict.status if verdict else "no samples"
     run = item.results.run
     key = None
-    if verdict is not None and run.kernel_path(item.pids[index], sid).is_file():
-        key = f"{precision}|{run.model}|{run.level}|{item.pids[index]}"
-        sources[key] = run.kernel_path(item.pids[index], sid).read_text(errors="replace")
+    if verdict is not None:
+        text, refused = run.kernel_text(item.pids[index], sid)
+        if text is not None:
+            key = f"{precision}|{run.model}|{run.level}|{item.pids[index]}"
+            sources[key] = text
+        elif refused:
+            status += f" · kernel file not shown: {refused}"
     speed = float(outcomes.speedup[index]) if solved else None
     kernel_ms = verdict.runtime_ms if verdict and solved else None
     return [_rounded(speed), sid, _rounded(kernel_ms), statuses.setdefault(status, len(statuses)), key]

@@ -3,8 +3,9 @@
 A setting says which evaluation decides correctness (standard eval_results.json, or the hidden
 eval_results_hidden.json) and, optionally, a tolerance (atol = rtol) re-applied, stricter or looser, to
 the per-case figures the records hold (tolerance_needed; max_abs_diff in older records). Speed and
-memory come from the same record as the verdict: a sample's time is never paired with a correctness
-judged in another evaluation (a kernel could behave differently in the two).
+memory come from the same record as the verdict (a kernel could behave differently in two evaluations),
+with upstream's one exception, said wherever it applies: a correct hidden record that was not timed takes
+the time of the standard record of the same kernel source (upstream_runs.HiddenTimes).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .metrics import SampleTable, summarize
 from .identical_code import noise_bound
 from .roofline import floor_ms
 from .discovery import Baseline, Run, RunResults, load_run_results
+from .upstream_runs import HiddenTimes, upstream_failure, upstream_lifts, without_case_data
 from ..errors import UserError
 
 SHOWN_NAMES = 20   # sample keys a warning lists before "and N more"
@@ -52,6 +54,23 @@ class ToleranceReport:
     without_data: int = 0
     loosened: int = 0   # incorrect at the evaluation tolerance, correct at this one
     evaluation_atols: set = field(default_factory=set)
+    # Incorrect hidden records without per-case figures (upstream-written), judged by upstream's rule
+    # (upstream_runs.upstream_lifts), and how many of them it turned correct.
+    upstream_checked: int = 0
+    upstream_lifted: int = 0
+
+    def describe(self) -> str:
+        """One line on which rule applied to how many records (the analysis prints it)."""
+        if self.tolerance is None:
+            return "each record's own verdict"
+        parts = [f"ours on {self.checked} correct record(s) with per-case figures ({self.rejected} rejected) and "
+                 f"{self.loosened} incorrect one(s) turned correct"]
+        if self.without_data:
+            parts.append(f"{self.without_data} correct record(s) without per-case figures keep their verdict")
+        if self.upstream_checked:
+            parts.append(f"upstream's rule on {self.upstream_checked} incorrect hidden record(s) without per-case "
+                         f"figures ({self.upstream_lifted} turned correct)")
+        return f"tolerance {self.tolerance:g}: " + "; ".join(parts)
 
 
 @dataclass
@@ -64,6 +83,7 @@ class ScoredRun:
     table: SampleTable
     verdicts: list[list[Verdict]]
     tolerance: ToleranceReport
+    hidden_times: HiddenTimes | None = None   # correct hidden records timed from eval_results.json
 
 
 def score_run(results: RunResults, baseline: Baseline, excluded: set[int], setting: Setting,
@@ -75,6 +95,7 @@ def score_run(results: RunResults, baseline: Baseline, excluded: set[int], setti
     _refuse_other_problem_files(results, entries, baseline)
     verdict_records = _verdict_records(results, setting, warnings)
     report = ToleranceReport(setting.tolerance)
+    times = HiddenTimes(run) if setting.use_hidden and results.hidden is not None else None
     missing_hidden = []
     verdicts = []
     for pid in pids:
@@ -84,12 +105,16 @@ def score_run(results: RunResults, baseline: Baseline, excluded: set[int], setti
             judged = verdict_records.get((pid, sid))
             if setting.use_hidden and judged is None and standard is not None and standard.get("compiled"):
                 missing_hidden.append(f"{pid}_{sid}")
-            row.append(_verdict(standard, judged, setting, report))
+            verdict = _verdict(standard, judged, setting, report)
+            if times is not None and verdict.correct and not verdict.runtime_ms > 0:
+                verdict = _timed_from_standard(verdict, times.take(pid, sid, judged, standard))
+            row.append(verdict)
         verdicts.append(row)
     _warn_unknown_problems(results, entries, excluded, baseline.name, warnings)
     if missing_hidden and results.hidden is not None:
         warnings.append(f"run {run.name}: {len(missing_hidden)} compiled sample(s) missing from {run.name}/"
                         f"eval_results_hidden.json count as incorrect: {_listed(missing_hidden)}")
+    _warn_hidden_times(run.name, times, warnings)
     bounds = [noise_bound(run.level, pid, setting.hardware, entries[pid].problem_sha256) for pid in pids]
     table = _table(verdicts, [entries[pid] for pid in pids], bounds)
     _warn_implausible(run.name, pids, table.speedup, setting.review_speedup, warnings)
@@ -98,7 +123,42 @@ def score_run(results: RunResults, baseline: Baseline, excluded: set[int], setti
     _warn_within_noise(run.name, pids, table.speedup, bounds, setting.hardware, warnings)
     _warn_unchecked(run.name, pids, table.speedup, verdict_records, warnings)
     return ScoredRun(results, setting, pids, [entries[pid].problem.removesuffix(".py") for pid in pids],
-                     [entries[pid].mean_ms for pid in pids], table, verdicts, report)
+                     [entries[pid].mean_ms for pid in pids], table, verdicts, report, times)
+
+
+UNTIMED_NOTE = " (not timed: the evaluation stopped at its failure)"
+
+
+def _timed_from_standard(verdict: Verdict, standard: dict | None) -> Verdict:
+    """A correct hidden verdict without a time, with the time and memory of the standard record of the
+    same kernel source (HiddenTimes.take), said in its status; unchanged when there is none to take."""
+    if standard is None:
+        return verdict
+    memory = verdict.peak_memory if verdict.peak_memory > 0 else _number(standard.get("peak_memory"))
+    return Verdict(verdict.compiled, True, _runtime(standard), int(memory),
+                   verdict.status.replace(UNTIMED_NOTE, "") + " · time from eval_results.json (the hidden "
+                   "evaluation did not time it; same kernel source)")
+
+
+def _warn_hidden_times(run: str, times: HiddenTimes | None, warnings: list[str]) -> None:
+    if times is None:
+        return
+    if times.borrowed:
+        warnings.append(f"run {run}: {len(times.borrowed)} correct sample(s) the hidden evaluation did not time "
+                        f"take their time from eval_results.json, the standard evaluation of the same kernel "
+                        f"source, as upstream's readers take every time; that evaluation checked the visible "
+                        f"inputs only, so a kernel that behaves otherwise on hidden inputs may have been timed "
+                        f"on a shortcut (evaluate with measure_performance=True for times judged with the hidden "
+                        f"tests): {_listed(times.borrowed)}")
+    if times.untimed:
+        warnings.append(f"run {run}: {len(times.untimed)} correct sample(s) the hidden evaluation did not time have no "
+                        f"time in eval_results.json either (not evaluated there, or not correct there): solved "
+                        f"without a speedup: {_listed(times.untimed)}")
+    if times.refused:
+        warnings.append(f"run {run}: {len(times.refused)} correct sample(s) the hidden evaluation did not time "
+                        f"have no speedup: eval_results.json timed another kernel source, or one that cannot "
+                        f"be told (no kernel_sha256 recorded and the kernel file missing or changed since): "
+                        f"{_listed(times.refused)}")
 
 
 def _refuse_other_problem_files(results: RunResults, entries: dict, baseline: Baseline) -> None:
@@ -126,7 +186,8 @@ def _verdict_records(results: RunResults, setting: Setting, warnings: list[str])
                             f"none of its samples counts as correct")
         return results.hidden or {}
     if results.standard is None:
-        warnings.append(f"run {results.run.name} has no eval_results.json: its standard correctness is "
+        warnings.append(f"run {results.run.name} has no standard evaluation in eval_results.json (no file, or only "
+                        f"entries derived from its hidden evaluation): its standard correctness is "
                         f"taken from eval_results_hidden.json (stricter)")
         return results.hidden or {}
     return results.standard
@@ -143,8 +204,14 @@ def _verdict(standard: dict | None, judged: dict | None, setting: Setting, repor
     if correct and setting.tolerance is not None:
         correct, status = _rejudge(judged, setting.tolerance, report)
     elif setting.tolerance is not None and _passes_when_loosened(judged, setting.tolerance):
-        correct, status = True, "correct at the given tolerance (not timed: the evaluation stopped at its failure)"
+        correct, status = True, "correct at the given tolerance" + UNTIMED_NOTE
         report.loosened += 1
+    elif setting.tolerance is not None and setting.use_hidden and without_case_data(judged):
+        report.upstream_checked += 1
+        if upstream_lifts(judged, setting.tolerance):
+            correct, status = True, (f"correct by upstream's tolerance rule: failed standard trials only, each "
+                                     f"by less than {setting.tolerance:g}")
+            report.upstream_lifted += 1
     status += _review_notes(judged)
     runtime = _runtime(judged)
     memory = judged.get("peak_memory", -1)
@@ -163,7 +230,7 @@ def _number(value) -> float:
 
 def _failure(record: dict) -> str:
     metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
-    status = str(record.get("eval_status") or ("incorrect" if record.get("compiled") else "compile_error"))
+    status = str(record.get("eval_status") or upstream_failure(record))
     case = metadata.get("failed_case") or metadata.get("case")
     return f"{status} on {case}" if case else status
 

@@ -54,7 +54,7 @@ class ProviderError(Exception):
 @dataclass(frozen=True)
 class Preset:
     module: str                       # providers/{module}.py
-    key_env: str | None = None        # environment variable holding the API key
+    key_env: str | tuple | None = None  # environment variable(s) holding the API key, the first set wins
     base_url: str | None = None       # default endpoint; None = the SDK's own
     key_required: bool = True         # local servers accept any key
     apis: tuple = ("chat",)           # values of the `api` key this provider understands
@@ -67,13 +67,16 @@ REGISTRY: dict[str, Preset] = {
     "compatible": Preset("compatible_provider", "OPENAI_API_KEY", key_required=False, apis=("chat", "responses")),
     "deepseek": Preset("compatible_provider", "DEEPSEEK_API_KEY", "https://api.deepseek.com"),
     "together": Preset("compatible_provider", "TOGETHER_API_KEY", "https://api.together.xyz/v1"),
-    # Upstream KernelBench's other server types, through their OpenAI-compatible endpoints.
-    "google": Preset("compatible_provider", "GEMINI_API_KEY", "https://generativelanguage.googleapis.com/v1beta/openai/"),
-    "fireworks": Preset("compatible_provider", "FIREWORKS_AI_API_KEY", "https://api.fireworks.ai/inference/v1"),
+    # Upstream KernelBench's other server types, through their OpenAI-compatible endpoints, reading the
+    # variables upstream reads (its name first; google's SDK also reads GOOGLE_API_KEY).
+    "google": Preset("compatible_provider", ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+                     "https://generativelanguage.googleapis.com/v1beta/openai/"),
+    "fireworks": Preset("compatible_provider", ("FIREWORKS_API_KEY", "FIREWORKS_AI_API_KEY"),
+                        "https://api.fireworks.ai/inference/v1"),
     "sambanova": Preset("compatible_provider", "SAMBANOVA_API_KEY", "https://api.sambanova.ai/v1"),
     "moonshot": Preset("compatible_provider", "MOONSHOT_API_KEY", "https://api.moonshot.ai/v1"),
-    "vllm": Preset("compatible_provider", None, "http://localhost:8000/v1", key_required=False),
-    "sglang": Preset("compatible_provider", None, "http://localhost:30000/v1", key_required=False),
+    "vllm": Preset("compatible_provider", "VLLM_API_KEY", "http://localhost:8000/v1", key_required=False),
+    "sglang": Preset("compatible_provider", "SGLANG_API_KEY", "http://localhost:30000/v1", key_required=False),
     "replay": Preset("replay_provider", key_required=False),
 }
 
@@ -107,12 +110,44 @@ def preset_for(server_type: str) -> Preset:
 def resolve_api_key(server_type: str, api_key_env: str | None) -> str | None:
     """The key from the environment; a missing required key stops the run before any work."""
     preset = preset_for(server_type)
-    env_name = api_key_env or preset.key_env
-    key = os.environ.get(env_name) if env_name else None
+    names = [api_key_env] if api_key_env else \
+        [preset.key_env] if isinstance(preset.key_env, str) else list(preset.key_env or ())
+    key = next((os.environ[name] for name in names if os.environ.get(name)), None)
     if not key and preset.key_required:
-        raise UserError(f"server_type={server_type} needs an API key: set {env_name} "
+        others = f" (or {' or '.join(names[1:])})" if len(names) > 1 else ""
+        raise UserError(f"server_type={server_type} needs an API key: set {names[0]}{others} "
                         "(or name another variable with api_key_env=...)")
     return key or ("EMPTY" if preset.module != "replay_provider" else None)
+
+
+def default_base_url(server_type: str) -> str | None:
+    """The endpoint when base_url= is not given: the preset's, or for vllm upstream's VLLM_SERVER_ADDRESS
+    and VLLM_SERVER_PORT (localhost and 8000 when unset)."""
+    if server_type == "vllm" and (os.environ.get("VLLM_SERVER_ADDRESS") or os.environ.get("VLLM_SERVER_PORT")):
+        port = os.environ.get("VLLM_SERVER_PORT") or "8000"
+        if not port.isdigit():
+            raise UserError(f"VLLM_SERVER_PORT={port!r} is not a port number")
+        return f"http://{os.environ.get('VLLM_SERVER_ADDRESS') or 'localhost'}:{port}/v1"
+    return preset_for(server_type).base_url
+
+
+def server_extras(server_type: str) -> dict:
+    """What upstream's environment variables add to a vllm request: VLLM_ENABLE_THINKING=0 (or false, no)
+    turns a Qwen3-style chat template's thinking off, VLLM_STOP_TOKEN_IDS=151645,... stops on those tokens.
+    Upstream sends stop id 151645 (Qwen's <|im_end|>) when the variable is unset; here nothing is sent then,
+    since other models' tokenizers give that id another meaning."""
+    if server_type != "vllm":
+        return {}
+    body = {}
+    if os.environ.get("VLLM_ENABLE_THINKING", "1").strip().lower() in ("0", "false", "no"):
+        body["chat_template_kwargs"] = {"enable_thinking": False}
+    stops = os.environ.get("VLLM_STOP_TOKEN_IDS", "")
+    if stops.strip():
+        ids = [s.strip() for s in stops.split(",") if s.strip()]
+        if not all(i.isdigit() for i in ids):
+            raise UserError(f"VLLM_STOP_TOKEN_IDS={stops!r} must be token ids separated by commas, e.g. 151645")
+        body["stop_token_ids"] = [int(i) for i in ids]
+    return {"extra_body": body} if body else {}
 
 
 def create_provider(settings: ProviderSettings):

@@ -21,4 +21,6 @@ class CompatibleProvider(OpenAIProvider):
         args = super().chat_arguments(request)
         if self.settings.reasoning_effort is not None:
             args["reasoning_effort"] = self.settings.reasoning_effort
+        if self.settings.extra.get("extra_body"):  # upstream's VLLM_* variables (providers.server_extras)
+            args["extra_body"] = self.settings.extra["extra_body"]
         return args
