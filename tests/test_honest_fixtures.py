@@ -26,7 +26,8 @@ TARGETS = json.loads((PROBLEMS / "targets.json").read_text())["honest"]
 FIXTURES = sorted(HONEST.glob("*.py"))
 
 # Fixtures whose code runs without CUDA: a build in try/except with a PyTorch fallback (the build fails
-# fast on a CPU-only torch), or pure PyTorch through TorchScript or torch.compile (Inductor's CPU backend).
+# fast on a CPU-only torch), a build only where CUDA or cupy is there, or pure PyTorch through TorchScript
+# or torch.compile (Inductor's CPU backend).
 CPU_CHECKABLE = (
     "compile_composite_add_relu",
     "conv3d_as_conv2d_fallback_transpose",  # transposed view of a (B, D, H, W, C) tensor
@@ -34,6 +35,13 @@ CPU_CHECKABLE = (
     "lazy_try_except_cumsum",  # build tried at the first forward, failure remembered
     "pointwise_conv_nhwc_fallback_permute",  # permuted view of a (B, H, W, C) tensor
     "row_mean_expand_as_fallback",  # expanded (stride 0) output
+    "cuda_guard_flag_lazy_build_swish",  # CUDA sources defined only when a GPU is there
+    "cuda_guard_module_source_gelu",
+    "cupy_rawkernel_sigmoid",  # no cupy here: the PyTorch path
+    "cupy_rawmodule_add_relu",
+    "cupy_rawmodule_local_source_square",
+    "dynamo_config_composite_rmsnorm",  # torch.compile after Dynamo/Inductor config settings
+    "inductor_config_alias_composite_mse",
     "torchscript_softplus_helper",
     "try_except_fallback_leaky_relu",
 )
