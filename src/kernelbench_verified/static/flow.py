@@ -37,13 +37,21 @@ def _leaves(target: ast.AST) -> list[ast.AST]:
     return [target]
 
 
+def _paired(target: ast.AST, value: ast.AST) -> list[tuple[ast.AST, ast.AST | None]]:
+    """`a, b = x, y` pairs element by element; other unpacking leaves each target's value unknown."""
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
+            and len(target.elts) == len(value.elts) and not any(isinstance(e, ast.Starred) for e in target.elts):
+        return [pair for t, v in zip(target.elts, value.elts) for pair in _paired(t, v)]
+    leaves = _leaves(target)
+    return [(leaf, value if len(leaves) == 1 else None) for leaf in leaves]
+
+
 def _assignments(node: ast.AST) -> list[tuple[ast.AST, ast.AST | None]]:
     """(target, value) of an assignment statement; a value unpacked into several targets is None."""
     if isinstance(node, ast.Assign):
         pairs = []
         for target in node.targets:
-            leaves = _leaves(target)
-            pairs += [(leaf, node.value if len(leaves) == 1 else None) for leaf in leaves]
+            pairs += _paired(target, node.value)
         return pairs
     if isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
         return [(node.target, node.value)]

@@ -301,7 +301,11 @@ def _stream_creations(kernel: KernelFile) -> list[tuple[int, str]]:
 def _never_read(kernel: KernelFile, creator: ast.AST) -> bool:
     """Whether the stream `creator` makes is assigned to a name or `self.attr` that nothing reads."""
     call = kernel.parents.get(creator)
-    statement = kernel.parents.get(call) if isinstance(call, ast.Call) else None
+    if not isinstance(call, ast.Call):
+        return False
+    statement = kernel.parents.get(call)
+    while isinstance(statement, (ast.IfExp, ast.ListComp, ast.List, ast.Tuple, ast.comprehension)):
+        statement = kernel.parents.get(statement)  # `Stream() if cuda else None`, `[Stream() for ...]`
     if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
         return False
     target = statement.targets[0]
@@ -536,10 +540,18 @@ def _is_pointer_identity(kernel: KernelFile, node: ast.AST) -> bool:
     """data_ptr(), id() or _version of something other than the module's own state: a cache keyed on
     `self.weight._version` (a packed weight made again when the weight changes) is honest."""
     if isinstance(node, ast.Call) and _attribute_name(node) == "data_ptr":
-        return not _of_self(node.func.value)
+        return not _module_state(kernel, node.func.value)
     if isinstance(node, ast.Call) and kernel.qualified(node.func) == "id":
-        return not (node.args and _of_self(node.args[0]))
-    return isinstance(node, ast.Attribute) and node.attr == "_version" and not _of_self(node.value)
+        return not (node.args and _module_state(kernel, node.args[0]))
+    return isinstance(node, ast.Attribute) and node.attr == "_version" and not _module_state(kernel, node.value)
+
+
+def _module_state(kernel: KernelFile, node: ast.AST) -> bool:
+    """`self.x...`, or a local name that only ever holds such a value (`w = self.linear.weight`)."""
+    if isinstance(node, ast.Name):
+        values = kernel.flow.name_values(node)
+        return bool(values) and all(v is not None and _of_self(v) for v in values)
+    return _of_self(node)
 
 
 def _of_self(node: ast.AST) -> bool:
@@ -555,6 +567,8 @@ def _in_key_position(kernel: KernelFile, node: ast.AST) -> bool:
     """Whether the value of `node` ends up as a dict key, a membership test or an identity comparison."""
     child, parent = node, kernel.parents.get(node)
     while parent is not None and not isinstance(parent, ast.stmt):
+        if isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mod, ast.BitAnd)):
+            return False  # `ptr % 16 == 0`: an alignment test, not an identity
         if isinstance(parent, ast.Subscript) and child is parent.slice or isinstance(parent, ast.Compare) \
                 or isinstance(parent, ast.Dict) and child in parent.keys:
             return True
