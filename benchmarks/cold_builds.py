@@ -1,6 +1,7 @@
 """A cold run of many distinct load_inline kernels of one problem: what a fresh build cache costs.
 
-    python benchmarks/cold_builds.py [--kernels 18] [--passes nopch cold pch] [--cpu-workers 16] [--out f.json]
+    python benchmarks/cold_builds.py [--kernels 18] [--passes nopch cold pch] [--placements module lazy]
+                                     [--cpu-workers 16] [--out f.json]
 
 With --family cpu the kernels are C++ ReLUs of the tiny example problem (a CPU-only check of the same
 passes, and of --eval-mode ray against local). Otherwise they are tiled SGEMMs for level 1 problem 1 (4096x4096 matmul), each a distinct source (tile size,
@@ -10,8 +11,10 @@ scripts/eval_from_generations.py with build_cache=True (builds pipelined with ev
   cold   torch_pch=True with no header made yet: the first run on a machine (the header is made beside
          the builds; builds that start before it is ready read the header);
   pch    torch_pch=True with the toolchain's header kept: every later cold run on this machine.
-Per pass it prints the wall time, verdicts, and from each build's .ninja_log the seconds of its main.cpp
-(host C++) and cuda.cu (nvcc) compiles.
+Per pass it prints the wall time, verdicts, the kernels' own timed GPU seconds, and from each build's
+.ninja_log the seconds of its main.cpp (host C++) and cuda.cu (nvcc) compiles. With --placements module
+lazy, the same sources build at module level and lazily in their first call: the build phase must find
+the lazy builds too (the two wall times within 1.2x of each other; docs/evaluation.md).
 """
 
 import argparse
@@ -26,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 TEMPLATE = r'''# Tiled SGEMM variant {index}: tile {tile}, unroll {unroll!r} (empty: all), padding {pad}, C++ flags {cflags}.
+import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
@@ -62,15 +66,49 @@ torch::Tensor matmul(torch::Tensor A, torch::Tensor B) {{
 }}
 """
 
-ext = load_inline(name="sgemm_v{index}", cpp_sources="torch::Tensor matmul(torch::Tensor A, torch::Tensor B);",
-                  cuda_sources=cuda_source, functions=["matmul"], extra_cflags={cflags!r},
-                  extra_cuda_cflags=["-O3"])
+{placement}'''
+
+
+BUILD_CALL = ('load_inline(name="sgemm_v{index}", cpp_sources="torch::Tensor matmul(torch::Tensor A, torch::Tensor B);", '
+              'cuda_sources=cuda_source, functions=["matmul"], extra_cflags={cflags!r}, extra_cuda_cflags=["-O3"])')
+
+# Where a kernel builds its extension, as models write it: the same source and build call each time.
+PLACEMENTS = {
+    "module": """ext = {build}
 
 
 class ModelNew(nn.Module):
     def forward(self, A, B):
         return ext.matmul(A, B)
-'''
+""",
+    "init": """class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ext = {build}
+
+    def forward(self, A, B):
+        return self.ext.matmul(A, B)
+""",
+    "lazy": """_ext = None
+
+
+def _extension():
+    global _ext
+    if _ext is None:
+        try:
+            _ext = {build}
+        except Exception as error:  # fall back to PyTorch when the build fails
+            print(f"sgemm build failed, using torch.matmul: {{error}}")
+            _ext = False
+    return _ext
+
+
+class ModelNew(nn.Module):
+    def forward(self, A, B):
+        ext = _extension()
+        return ext.matmul(A, B) if ext else torch.matmul(A, B)
+""",
+}
 
 
 CPU_TEMPLATE = r'''# C++ ReLU variant {index}: {loop}, C++ flags {cflags}.
@@ -109,15 +147,19 @@ CPU_LOOPS = {
 }
 
 
-def kernel_sources(count: int, family: str = "cuda") -> list[str]:
+def kernel_sources(count: int, family: str = "cuda", placement: str = "module") -> list[str]:
     """`count` distinct sources: cuda, SGEMMs for level 1 problem 1 (at most 24: 2 tiles x 3 unroll
-    depths x 2 paddings x 2 flag sets); cpu, C++ ReLUs for the tiny example problem 1 (at most 8)."""
+    depths x 2 paddings x 2 flag sets) whose extension is built where `placement` says; cpu, C++ ReLUs
+    for the tiny example problem 1 (at most 8)."""
     if family == "cpu":
         variants = list(itertools.product(CPU_LOOPS, ([], ["-O3"])))
         render = lambda i, v: CPU_TEMPLATE.format(index=i, loop=v[0], body=CPU_LOOPS[v[0]], cflags=v[1])  # noqa: E731
     else:
         variants = list(itertools.product((32, 16), ("4", "8", ""), (1, 0), ([], ["-O3"])))
-        render = lambda i, v: TEMPLATE.format(index=i, tile=v[0], unroll=v[1], pad=v[2], cflags=v[3])  # noqa: E731
+        def render(i, v):
+            build = BUILD_CALL.format(index=i, cflags=v[3])
+            return TEMPLATE.format(index=i, tile=v[0], unroll=v[1], pad=v[2], cflags=v[3],
+                                   placement=PLACEMENTS[placement].format(build=build))
     if not 1 <= count <= len(variants):
         raise SystemExit(f"error: --kernels must be 1..{len(variants)} for the {family} family")
     return [render(i, v) for i, v in enumerate(variants[:count])]
@@ -134,7 +176,7 @@ def ninja_seconds(build_root: Path) -> dict:
     return {name: {"count": len(v), "median": sorted(v)[len(v) // 2], "max": max(v)} for name, v in steps.items()}
 
 
-def run_pass(name: str, args, sources: list[str]) -> dict:
+def run_pass(name: str, args, sources: list[str], placement: str) -> dict:
     run_dir = args.runs_dir / "cold_builds"
     shutil.rmtree(run_dir, ignore_errors=True)
     run_dir.mkdir(parents=True)
@@ -163,8 +205,9 @@ def run_pass(name: str, args, sources: list[str]) -> dict:
         statuses[record["eval_status"]] = statuses.get(record["eval_status"], 0) + 1
     runtimes = sorted(r["runtime"] for r in records.values() if r["eval_status"] == "correct")
     eval_seconds = [r["metadata"].get("eval_seconds") or 0 for r in records.values()]
-    return {"pass": name, "kernels": len(sources), "wall_seconds": round(wall, 1), "statuses": statuses,
-            "eval_seconds_sum": round(sum(eval_seconds), 1),
+    return {"pass": name, "placement": placement, "kernels": len(sources), "wall_seconds": round(wall, 1), "statuses": statuses,
+            "eval_seconds_sum": round(sum(eval_seconds), 1), "timed_gpu_seconds_sum": round(sum(
+                sum(r["metadata"].get("judge_trials_ms", {}).get("reported") or []) for r in records.values()) / 1000, 2),
             "runtime_ms": {"min": runtimes[0], "max": runtimes[-1]} if runtimes else None,
             "compile_seconds": ninja_seconds(args.build_dir), "cpu_workers": args.cpu_workers,
             "eval_mode": args.eval_mode}
@@ -176,6 +219,9 @@ def main() -> None:
     parser.add_argument("--family", choices=("cuda", "cpu"), default="cuda",
                         help="cuda: SGEMMs of level 1 problem 1; cpu: C++ ReLUs of the tiny example problem")
     parser.add_argument("--passes", nargs="+", default=["nopch", "cold", "pch"], choices=("nopch", "cold", "pch"))
+    parser.add_argument("--placements", nargs="+", default=["module"], choices=tuple(PLACEMENTS),
+                        help="cuda family: where each kernel builds its extension (module level, __init__, "
+                             "lazily in its first call inside try/except); one set of passes per placement")
     parser.add_argument("--cpu-workers", type=int, default=16)
     parser.add_argument("--timeout", type=int, default=120)
     parser.add_argument("--eval-mode", choices=("local", "ray"), default="local")
@@ -185,10 +231,10 @@ def main() -> None:
     parser.add_argument("--build-dir", type=Path, default=Path("/tmp/kbv_cold_builds"))
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    sources = kernel_sources(args.kernels, args.family)
     results = []
-    for name in args.passes:  # saved after each pass: a cut-short run keeps what it measured
-        results.append(run_pass(name, args, sources))
+    for placement, name in itertools.product(args.placements, args.passes):
+        sources = kernel_sources(args.kernels, args.family, placement)
+        results.append(run_pass(name, args, sources, placement))  # saved after each pass: a cut-short run keeps it
         print(json.dumps(results[-1]))
         sys.stdout.flush()
         if args.out:
