@@ -70,6 +70,10 @@ def test_prompt_options_choose_the_examples_and_the_reasoning():
     one_shot = prompt_for(1, 1, TINY / "KernelBench", PromptOptions())
     few_shot = prompt_for(1, 1, TINY / "KernelBench", PromptOptions(prompt_option="few_shot"))
     cot = prompt_for(1, 1, TINY / "KernelBench", PromptOptions(prompt_option="cot"))
+    zero_shot = prompt_for(1, 1, TINY / "KernelBench", PromptOptions(prompt_option="zero_shot"))
+    assert "Here is an example." in one_shot and "Here is an example." not in zero_shot
+    assert zero_shot == one_shot.split("Here is an example.")[0] + "The reference to optimise:" \
+        + one_shot.split("The reference to optimise:")[1]
     assert "softmax_rows" not in one_shot and "reason step by step" not in one_shot
     assert "softmax_rows" in few_shot and "reason step by step" not in few_shot
     assert "reason step by step" in cot and "softmax_rows" not in cot

@@ -306,48 +306,7 @@ def test_the_analysis_script_reads_an_upstream_hidden_run_and_names_the_rule_and
 from kernelbench_verified.config import load_config  # noqa: E402
 from kernelbench_verified.errors import UserError  # noqa: E402
 
-# Every key of upstream's configs (kernel_bench_verified: GenerationConfig, EvalConfig, AnalysisConfig)
-# with a value as its users write it, and the value it must have here.
-UPSTREAM_KEYS = {
-    "generate": {"dataset_src": ("local", "local"), "dataset_name": ("ScalingIntelligence/KernelBench",) * 2,
-                 "level": ("2", 2), "subset": ("(None,None)", [None, None]), "run_name": ("r", "r"),
-                 "num_workers": ("8", 8), "api_query_interval": ("0.5", 0.5), "server_type": ("openai", "openai"),
-                 "model_name": ("gpt-5.5", "gpt-5.5"), "max_tokens": ("4096", 4096), "temperature": ("0.0", 0.0),
-                 "runs_dir": ("runs", "runs"), "verbose": ("T", True), "store_type": ("local", "local"),
-                 "num_samples": ("5", 5), "log_prompt": ("True", True), "precision": ("bf16", "bf16")},
-    "eval": {"run_name": ("r", "r"), "dataset_src": ("huggingface", "huggingface"),
-             "dataset_name": ("ScalingIntelligence/KernelBench",) * 2, "level": ("1", 1), "subset": ("(1,10)", [1, 10]),
-             "eval_mode": ("local", "local"), "gpu_arch": ("['Hopper']", ["Hopper"]), "runs_dir": ("runs", "runs"),
-             "verbose": ("F", False), "num_correct_trials": ("5", 5), "num_perf_trials": ("100", 100),
-             "timeout": ("180", 180), "measure_performance": ("False", False), "build_cache": ("True", True),
-             "num_cpu_workers": ("20", 20), "kernel_eval_build_dir": ("cache", "cache"), "num_gpu_devices": ("1", 1),
-             "num_samples": ("5", 5), "precision": ("fp32", "fp32"), "use_hidden_tests": ("True", True)},
-    "analysis": {"run_name": ("r", "r"), "level": ("1", 1), "hardware": ("H200", "H200"),
-                 "baseline": ("baseline_time_torch", "baseline_time_torch"), "use_hidden_eval": ("True", True)},
-}
-
-
-@pytest.mark.parametrize("config", sorted(UPSTREAM_KEYS))
-def test_every_key_of_upstreams_configs_is_a_key_here_with_its_meaning(config):
-    cfg = load_config(config, [f"{key}={value}" for key, (value, _) in UPSTREAM_KEYS[config].items()])
-    from omegaconf import OmegaConf
-
-    got = {key: OmegaConf.to_container(cfg[key]) if OmegaConf.is_config(cfg[key]) else cfg[key]
-           for key in UPSTREAM_KEYS[config]}
-    assert got == {key: meant for key, (_, meant) in UPSTREAM_KEYS[config].items()}
-
-
-def test_every_flag_of_upstreams_leaderboard_is_taken():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("board", ROOT / "scripts" / "generate_leaderboard.py")
-    board = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(board)
-    args = board.parse_args(["--hardware", "H100", "--baseline", "baseline_time_torch", "--bf16_baseline", "b16",
-                             "--out", "x.html", "--use_hidden_eval", "--fp32_tolerance", "1e-3",
-                             "--bf16_tolerance", "1e-2"])
-    assert (args.hardware, args.baseline, args.bf16_baseline, args.out, args.use_hidden_eval, args.fp32_tolerance,
-            args.bf16_tolerance) == ("H100", "baseline_time_torch", "b16", "x.html", True, 1e-3, 1e-2)
+# Every upstream option name and its meaning: test_upstream_options.py.
 
 
 def script(name, *args, env=None):

@@ -3,8 +3,9 @@ and runs the script's job; -h/--help prints the script's purpose and every key o
 default and comment, --cfg job prints the composed config, -m runs a sweep one job after another.
 
 Upstream's scripts use pydra, and its command lines work here too: --show (as --cfg job), a method call
-such as .greedy (PYDRA_METHODS), --list KEY A B list-- (KEY=[A,B]) and --in PREFIX KEY=V in--
-(PREFIX.KEY=V); `None` is null (config.upstream_syntax).
+such as .greedy (upstream_names.PYDRA_METHODS), --list KEY A B list-- (KEY=[A,B]) and --in PREFIX KEY=V
+in-- (PREFIX.KEY=V); `None` is null (config.upstream_syntax); upstream's key names that ours spell
+differently are translated (upstream_names).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from .config import config_path, load_config, upstream_syntax
 from .errors import UserError
+from .upstream_names import PYDRA_METHODS, UPSTREAM_ENVIRONMENT, UPSTREAM_NAMES
 
 
 @dataclass(frozen=True)
@@ -76,10 +78,6 @@ class CommandLine:
 # What --cfg takes: Hydra's job and all print the composed config (these scripts have no Hydra runtime
 # config: no outputs/ folders, no logging setup), hydra is refused.
 CFG_CHOICES = ("job", "all")
-
-# Upstream's pydra config methods, called on its command line as `.name`, as the overrides they stand for
-# here, by config name. Upstream's generate config has `greedy` (greedy decoding: temperature 0).
-PYDRA_METHODS = {"generate": {"greedy": ["temperature=0.0"]}}
 
 
 def parse_command_line(argv: list[str], methods: dict | None = None) -> CommandLine:
@@ -406,4 +404,10 @@ def script_help(config_name: str, doc: str | None, sweeps: Sweeps | None, prog: 
     for key in config_keys(config_name):
         left = "  " + (key.key if key.default is None else f"{key.key}={key.default}")
         entry(left, key.meaning)
+    upstream = {**UPSTREAM_NAMES.get(config_name, {}), **UPSTREAM_ENVIRONMENT.get(config_name, {})}
+    if upstream:
+        out += ["", "upstream's names that ours spell differently (each prints what it does when used):"]
+        for name, meaning in upstream.items():
+            entry(f"  {name}" + ("" if name in UPSTREAM_NAMES.get(config_name, {}) else " (environment)"),
+                  [meaning.meaning])
     return "\n".join(out)

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from .paths import CHECKOUT_ROOT
 from .errors import UserError
@@ -27,13 +27,16 @@ def config_path(name: str) -> Path:
 
 
 def load_config(name: str, overrides: list[str]) -> DictConfig:
-    """Compose configs/{name}.yaml with Hydra-style overrides; raise UserError on any problem."""
+    """Compose configs/{name}.yaml with Hydra-style overrides, upstream's names among them
+    (upstream_names.translate); raise UserError on any problem."""
     from hydra import compose, initialize_config_dir
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
+    from .upstream_names import translate
+
     defaults = OmegaConf.load(config_path(name))
-    overrides = [upstream_syntax(o) for o in overrides]
+    overrides = translate(name, [upstream_syntax(o) for o in overrides])
     _refuse_unknown_keys(defaults, overrides, name)
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base=None):
@@ -119,6 +122,17 @@ def parse_subset(value) -> tuple:
     if not isinstance(subset, list) or len(subset) != 2 or not all(s is None or isinstance(s, int) for s in subset):
         raise UserError(f"subset={value!r} must be [first_id, last_id] (null for an open end)")
     return tuple(subset)
+
+
+def parse_problem_ids(value) -> list[int] | None:
+    """The problem ids of a `problem_ids` key: a list of ids, or None (the subset decides)."""
+    ids = OmegaConf.to_container(value) if isinstance(value, ListConfig) else value
+    if ids is None:
+        return None
+    ids = [ids] if isinstance(ids, int) and not isinstance(ids, bool) else ids
+    if not isinstance(ids, list) or not ids or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+        raise UserError(f"problem_ids={value!r} must be a list of problem ids, e.g. [71,86,95] (or null)")
+    return ids
 
 
 def resolve_devices(requested: str, num_devices: int) -> list[str]:

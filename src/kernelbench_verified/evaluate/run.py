@@ -21,9 +21,8 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from .build import arch_list, build_dir, build_key, outcome_marker
-from ..config import (child_visible_devices, parse_subset, perf_trials, require_choice, require_int, resolve_devices,
-                      safe_run_name,
-                     trials_by_level)
+from ..config import (child_visible_devices, parse_problem_ids, parse_subset, perf_trials, require_choice, require_int,
+                      resolve_devices, safe_run_name, trials_by_level)
 from ..measure.correctness import DEFAULT_TOLERANCE
 from ..errors import UserError, first_line
 from ..problems.hidden_tests import DEFAULT_HIDDEN_DIR, hidden_path
@@ -160,11 +159,15 @@ def run_backend(cfg: DictConfig, run_dir: Path) -> str:
 
 
 def problems_for(cfg: DictConfig) -> list[Problem]:
+    """The problems a config names: its problem_ids (upstream's key, which wins over subset), else its subset."""
+    subset, ids = parse_subset(cfg.subset), parse_problem_ids(cfg.get("problem_ids"))
+    if ids is not None and subset != (None, None):
+        print(f"problem_ids={ids} chooses the problems; subset={list(subset)} is not used", file=sys.stderr)
     if cfg.dataset_src == "huggingface":
         from ..problems.hf_dataset import materialize_level
 
-        return list_problems(cfg.level, materialize_level(cfg.dataset_name, cfg.level), parse_subset(cfg.subset))
-    return list_problems(cfg.level, cfg.problems_dir, parse_subset(cfg.subset))
+        return list_problems(cfg.level, materialize_level(cfg.dataset_name, cfg.level), subset, ids)
+    return list_problems(cfg.level, cfg.problems_dir, subset, ids)
 
 
 def _job(problem: Problem, sid: int, source: str, settings: dict, hidden: Path | None, cases: list,

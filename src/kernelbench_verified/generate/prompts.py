@@ -1,8 +1,8 @@
 """The prompt a model gets for one problem: a pure function of the problem's source and the config.
 
 Parts, in order: the task, the worked examples of `prompt_option` in the language of `backend`
-(one_shot: a small Model and a ModelNew built with load_inline, or with a Triton kernel; few_shot adds
-a row softmax; cot asks for reasoning first), the problem's source (for input-blind problems only the Model class and imports), a precision note
+(zero_shot: none; one_shot: a small Model and a ModelNew built with load_inline, or with a Triton kernel;
+few_shot adds a row softmax; cot asks for reasoning first), the problem's source (for input-blind problems only the Model class and imports), a precision note
 for fp16/bf16, an optional hardware note, and the answer format. Snapshot tests pin the text.
 """
 
@@ -274,6 +274,7 @@ BACKENDS = {
 
 # prompt_option: the worked examples a prompt shows and any reasoning it asks for.
 PROMPT_OPTIONS = {
+    "zero_shot": lambda backend: (),  # upstream KernelBench's: the task and the problem alone
     "one_shot": lambda backend: (backend.example,),
     "few_shot": lambda backend: (backend.example, backend.softmax_example),
     "cot": lambda backend: (backend.example, backend.cot_guide()),

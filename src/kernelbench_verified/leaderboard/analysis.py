@@ -6,10 +6,11 @@ import math
 import sys
 from pathlib import Path
 
-from omegaconf import DictConfig
+from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from ..config import require_int
 from ..errors import UserError
+from ..results import write_json_atomic
 from .metrics import FAST_P_THRESHOLDS, bootstrap_intervals, per_sample, summarize
 from ..problems.load import LEVELS
 from .discovery import (DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, Run, load_baseline, load_excluded,
@@ -58,6 +59,7 @@ def analyze_run(cfg: DictConfig) -> int:
         raise UserError(f"unknown level {level}: choose one of {', '.join(map(str, LEVELS))}")
     if cfg.tolerance is not None and (isinstance(cfg.tolerance, bool) or not isinstance(cfg.tolerance, (int, float))):
         raise UserError(f"tolerance={cfg.tolerance!r} must be a number (or null)")
+    ks = pass_at_k_values(cfg.pass_at_k_values)
     run_dir = Path(cfg.runs_dir) / str(cfg.run_name)
     if not run_dir.is_dir():
         raise UserError(f"run folder {run_dir} not found (check run_name= and runs_dir=)")
@@ -74,7 +76,12 @@ def analyze_run(cfg: DictConfig) -> int:
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     table = scored.table
-    rows = metric_lines(summarize(table), bootstrap_intervals(table, int(cfg.bootstrap_resamples)), per_sample(table))
+    for k in ks:
+        if k > table.num_samples:
+            print(f"warning: pass@{k} needs at least {k} samples per problem, the run has {table.num_samples}: "
+                  "not reported", file=sys.stderr)
+    summary, ci = summarize(table, ks), bootstrap_intervals(table, int(cfg.bootstrap_resamples))
+    rows = metric_lines(summary, ci, per_sample(table))
     print(f"run {cfg.run_name} · level {level} · {cfg.hardware} · baseline {baseline.name} (sha256 {baseline.digest})"
           f" · {'hidden' if cfg.use_hidden_eval else 'standard'} correctness"
           + (f" · {scored.tolerance.describe()}" if cfg.tolerance is not None else "")
@@ -85,7 +92,36 @@ def analyze_run(cfg: DictConfig) -> int:
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"  {label:<{width}}  {value}")
+    if cfg.output_file:
+        write_output(cfg.output_file, cfg, level, baseline, sorted(excluded), summary, ci)
     return 0
+
+
+def write_output(path: str, cfg: DictConfig, level: int, baseline, excluded: list, summary: dict, ci: dict) -> None:
+    """output_file: what the table shows, as JSON, with the setting it was measured in."""
+    write_json_atomic(path, _json_safe({
+        "run_name": str(cfg.run_name), "level": level, "hardware": str(cfg.hardware), "baseline": str(baseline.path),
+        "baseline_sha256": baseline.digest, "use_hidden_eval": bool(cfg.use_hidden_eval), "tolerance": cfg.tolerance,
+        "excluded": excluded, "metrics": summary, "ci95": ci}))
+    print(f"wrote {path}")
+
+
+def _json_safe(value):
+    """NaN and infinite figures (nothing to measure) as null: strict JSON has no NaN."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def pass_at_k_values(value) -> tuple[int, ...]:
+    """The k of a pass_at_k_values key: positive integers, as a list (or one number)."""
+    ks = OmegaConf.to_container(value) if isinstance(value, ListConfig) else value
+    ks = [ks] if isinstance(ks, int) else ks
+    if not isinstance(ks, list) or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in ks):
+        raise UserError(f"pass_at_k_values={value!r} must be a list of positive integers, e.g. [1,5,10]")
+    return tuple(sorted(set(ks)))
 
 
 def turn_lines(run_dir: Path, level: int, baseline, excluded: set, tolerance, warnings: list) -> list[tuple[str, str]]:

@@ -133,8 +133,9 @@ def pass_at_k(correct: np.ndarray, k: int) -> float:
     return float(np.mean([1.0 - math.comb(int(w), k) / math.comb(n, k) for w in wrong]))
 
 
-def summarize(table: SampleTable) -> dict:
-    """Best-of-N metrics of one table (a level, or several levels pooled)."""
+def summarize(table: SampleTable, pass_at_k_values: tuple = PASS_AT_K) -> dict:
+    """Best-of-N metrics of one table (a level, or several levels pooled), with pass@k for those k of
+    `pass_at_k_values` up to the number of samples."""
     outcomes = best_of_n(table)
     return {
         "num_problems": table.num_problems,
@@ -148,7 +149,7 @@ def summarize(table: SampleTable) -> dict:
         "kernelbench_speedup": kernelbench_average_speedup(outcomes),
         "memory_efficiency": geomean(outcomes.memory_ratio[outcomes.solved]),
         "less_memory": less_memory_share(outcomes),
-        "pass_at_k": {str(k): pass_at_k(table.correct, k) for k in PASS_AT_K if k <= table.num_samples},
+        "pass_at_k": {str(k): pass_at_k(table.correct, k) for k in pass_at_k_values if k <= table.num_samples},
     }
 
 

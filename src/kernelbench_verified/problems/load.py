@@ -71,8 +71,8 @@ def level_dir(level: int, problems_dir: str | Path | None = None) -> Path:
 
 
 def list_problems(level: int, problems_dir: str | Path | None = None,
-                  subset: tuple[int | None, int | None] = (None, None)) -> list[Problem]:
-    """The level's problems sorted by id, restricted to the inclusive id range `subset`."""
+                  subset: tuple[int | None, int | None] = (None, None), ids: list[int] | None = None) -> list[Problem]:
+    """The level's problems sorted by id, restricted to the inclusive id range `subset`, or to `ids`."""
     folder = level_dir(level, problems_dir).resolve()
     by_id: dict[int, Path] = {}
     for path in sorted(folder.glob("*.py")):
@@ -83,6 +83,11 @@ def list_problems(level: int, problems_dir: str | Path | None = None,
         if pid in by_id:
             raise UserError(f"duplicate problem id {pid} in {folder}: {by_id[pid].name} and {path.name}")
         by_id[pid] = path
+    if ids is not None:
+        missing = sorted(set(ids) - set(by_id))
+        if missing:
+            raise UserError(f"problem_ids: no problem {', '.join(map(str, missing))} in {folder}")
+        return [Problem(level, pid, by_id[pid]) for pid in sorted(set(ids))]
     first, last = subset
     chosen = [Problem(level, pid, p) for pid, p in sorted(by_id.items())
               if (first is None or pid >= first) and (last is None or pid <= last)]
