@@ -11,6 +11,7 @@ runs/{name}_corpus/import_report.json, never fatal. Code is parsed with `ast`, n
 from __future__ import annotations
 
 import ast
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from ..config import require_choice, safe_run_name
 from ..errors import UserError
 from ..problems.hidden_tests import hidden_path, render_hidden_file
 from ..problems.load import LEVELS, Problem, level_dir, list_problems
-from ..results import RUN_CONFIG_NAMES, read_json, write_json_atomic, write_text_atomic
+from ..results import RUN_CONFIG_NAMES, read_json, write_text_atomic
 from ..run_problems import CLAIM_BASELINES, CLAIMS_FILE
 from .references import CONSTANTS, IDENTICAL, MODEL, NO_SHIPPED, VERDICTS, compare_references, missing_names
 from .sources import read_rows
@@ -100,7 +101,7 @@ def import_corpus(cfg: DictConfig) -> int:
                "imported": sum(info["kernels"] for info in report.levels.values()),
                "skipped": {reason: len(items) for reason, items in report.skipped.items()},
                "skipped_rows": report.skipped, "levels": {str(k): v for k, v in report.levels.items()}}
-    write_json_atomic(corpus_dir / "import_report.json", summary)
+    _write_if_changed(corpus_dir / "import_report.json", json.dumps(summary, indent=2))
     print_summary(summary, name, runs_dir, corpus_dir)
     return 0
 
@@ -259,7 +260,8 @@ def write_level(cfg: DictConfig, name: str, level: int, entries: list[Entry], re
     run_dir = Path(cfg.runs_dir) / f"{name}_level{level}_test"
     num_samples = _write_kernels(run_dir, level, placed, report)
     claims = {f"{e.pid}_{e.sid}": e.claims for e in placed if e.claims}
-    write_json_atomic(run_dir / CLAIMS_FILE, dict(sorted(claims.items(), key=lambda kv: _key_order(kv[0]))))
+    _write_if_changed(run_dir / CLAIMS_FILE, json.dumps(dict(sorted(claims.items(), key=lambda kv: _key_order(kv[0]))),
+                                                        indent=2))
     _write_config(cfg, run_dir, level, num_samples, own, corpus_dir, digest)
     return {"run": run_dir.name, "kernels": len(placed), "problems": len({e.pid for e in placed}),
             "num_samples": num_samples, "claims": sum(len(c) for c in claims.values()),
