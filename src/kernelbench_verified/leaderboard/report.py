@@ -51,14 +51,17 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
     excluded = load_excluded(options.excluded, options.degenerate_file)
     degenerate = excluded.problems
     baselines = Baselines(options.timing_dir, options.hardware)
+    main_baseline = baselines.get(None, options.baseline)
+    if main_baseline is None and any(not run.folders.own_problems for run in runs):
+        load_baseline(options.timing_dir, options.hardware, options.baseline)  # says which file is missing
     loaded = [r for run in tqdm(runs, desc="loading runs", unit="run", leave=False)
               if (r := load_run_results(run, warnings)) is not None]
     if not loaded:
         raise UserError(f"none of the {len(runs)} run(s) in {options.runs_dir} has evaluation results")
-    main_baseline = baselines.get(None, options.baseline)
-    if main_baseline is None and any(not r.run.folders.own_problems for r in loaded):
-        load_baseline(options.timing_dir, options.hardware, options.baseline)  # says which file is missing
-    shown_baseline = main_baseline or next(b for r in loaded if (b := baselines.get(r.run, options.baseline)))
+    shown_baseline = main_baseline or next((b for r in loaded if (b := baselines.get(r.run, options.baseline))), None)
+    if shown_baseline is None:
+        raise UserError(f"no run has a baseline {options.baseline} timed yet: time their problems with "
+                        f"generate_baseline_time.py run_name=... (an imported run's own problems)")
     cpu_timing = timed_on_cpu(shown_baseline)
     if cpu_timing:
         warnings.insert(0, f"baseline {shown_baseline.name} was timed on the CPU: the speedups below compare CPU "
