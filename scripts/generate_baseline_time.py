@@ -20,6 +20,11 @@ def generate(cfg):
 def baseline_files(cfg) -> list:
     """What one job writes: a file per mode, {out_dir}/{hardware}/{mode}.json, holding every level, and
     for timing_path=sandbox a run folder per eager mode and level."""
+    from kernelbench_verified.run_problems import run_folders
+
+    if cfg.run_name:  # an imported run's own problems: its level and folder (baseline.run.with_run_folders)
+        folders = run_folders(Path(cfg.runs_dir) / str(cfg.run_name))
+        cfg.level, cfg.out_dir = folders.level or cfg.level, str(folders.timing_dir or cfg.out_dir)
     hardware = cfg.hardware or ("cpu" if cfg.device == "cpu" else "(this GPU)")
     folder = Path(cfg.out_dir) / str(hardware)
     eager = [str(m) for m in cfg.modes or []]

@@ -19,7 +19,7 @@ from tqdm import tqdm
 from ..measure.environment import gpu_model_id
 from .timing import COMPILE_PREFIX, MODES, finish_entry, mode_fingerprint, time_job, timing_path_of
 from ..measure.baseline_files import Baseline, load_baseline
-from ..config import (child_visible_devices, parse_subset, require_choice, require_int, resolve_devices,
+from ..config import (child_visible_devices, parse_subset, require_choice, require_int, resolve_devices, safe_run_name,
                      trials_by_level)
 from ..errors import UserError
 from ..evaluate.launch import confine_to, cpu_placement
@@ -27,6 +27,7 @@ from ..measure.fingerprints import compare_fingerprints
 from ..problems.load import Problem, list_problems
 from ..reports import ReportQueue
 from ..results import write_json_atomic
+from ..run_problems import run_folders
 from ..problems.validation import hardware_label
 
 
@@ -84,6 +85,22 @@ class BaselineFiles:
         write_json_atomic(self.paths[mode], baseline.to_json())
 
 
+def with_run_folders(cfg: DictConfig) -> DictConfig:
+    """run_name=: the level, problems and baseline folder an imported run records (run_problems), so its
+    references are timed into the folder the leaderboard reads for it."""
+    if cfg.get("run_name") is None:
+        return cfg
+    run_dir = Path(cfg.runs_dir) / safe_run_name(cfg.run_name)
+    folders = run_folders(run_dir)
+    if not folders.own_problems:
+        raise UserError(f"run {run_dir} records no problems of its own (it uses the shipped ones, or is not an "
+                        f"imported run): time the shipped problems without run_name=")
+    OmegaConf.update(cfg, "level", folders.level)
+    OmegaConf.update(cfg, "problems_dir", str(folders.problems_dir))
+    OmegaConf.update(cfg, "out_dir", str(folders.timing_dir))
+    return cfg
+
+
 def _same_environment(path: Path, existing: Baseline, fingerprint: dict, force: bool) -> bool:
     """Timings taken on another GPU, software or settings never share a file: without force that is
     an error; with force the old timings are dropped (the file is rewritten from scratch)."""
@@ -101,6 +118,7 @@ def _same_environment(path: Path, existing: Baseline, fingerprint: dict, force: 
 
 
 def generate_baselines(cfg: DictConfig) -> int:
+    with_run_folders(cfg)
     settings = settings_from_config(cfg)
     problems = [p for level in settings["levels"] for p in list_problems(level, cfg.problems_dir, settings["subset"])]
     if settings["eval_mode"] == "ray":

@@ -32,6 +32,7 @@ from .judge import Judge
 from .launch import build_cpus, child_environment, cpu_placement, lower_build_priority
 from ..problems.load import Problem, list_problems, load_module
 from ..reports import ReportQueue
+from ..run_problems import fill_problem_dirs
 from ..results import (RUN_CONFIG_NAMES, ResultStore, fill_standard_file, kernel_digest, new_record, read_json,
                        write_json_atomic)
 from .worker import build_once, by_build, failed_to_build, judge_worker
@@ -283,6 +284,7 @@ def evaluate_run(cfg: DictConfig) -> int:
     if not run_dir.is_dir():
         raise UserError(f"run folder {run_dir} not found (check run_name= and runs_dir=)")
     settings["backend"] = run_backend(cfg, run_dir)
+    fill_problem_dirs(cfg, run_dir)  # an imported corpus's own problems and hidden tests
     problems = problems_for(cfg)
     hidden_dir = (Path(cfg.hidden_tests_dir) if cfg.hidden_tests_dir else DEFAULT_HIDDEN_DIR).resolve()
     hidden = {p.pid: hidden_path(cfg.level, p.pid, hidden_dir) if cfg.use_hidden_tests else None for p in problems}

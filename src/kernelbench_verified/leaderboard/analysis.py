@@ -13,8 +13,9 @@ from ..errors import UserError
 from ..results import write_json_atomic
 from .metrics import FAST_P_THRESHOLDS, bootstrap_intervals, per_sample, summarize
 from ..problems.load import LEVELS
-from .discovery import (DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, Run, load_baseline, load_excluded,
+from .discovery import (DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, Baselines, Run, excluded_of_run, load_excluded,
                         load_run_results, timed_on_cpu)
+from .claims import STEPS, claims_audit
 from .scoring import Setting, score_run, turn_summaries
 
 
@@ -63,15 +64,21 @@ def analyze_run(cfg: DictConfig) -> int:
     run_dir = Path(cfg.runs_dir) / str(cfg.run_name)
     if not run_dir.is_dir():
         raise UserError(f"run folder {run_dir} not found (check run_name= and runs_dir=)")
-    baseline = load_baseline(cfg.timing_dir or DEFAULT_TIMING_DIR, str(cfg.hardware), str(cfg.baseline))
+    run = Run(str(cfg.run_name), str(cfg.run_name), level, "fp32", run_dir)
+    baselines = Baselines(cfg.timing_dir or DEFAULT_TIMING_DIR, str(cfg.hardware))
+    baseline = baselines.get(run, str(cfg.baseline))  # an imported run's own folder, else the shared one
+    if baseline is None:
+        how = f"run_name={run.name}" if run.folders.own_problems else f"level={level}"
+        raise UserError(f"baseline file {baselines.path(run, str(cfg.baseline))} not found (time it with "
+                        f"generate_baseline_time.py {how}, or check hardware= and baseline=)")
     if level not in baseline.levels:
         raise UserError(f"baseline {baseline.path} has no level{level} entries")
     warnings: list[str] = []
-    results = load_run_results(Run(str(cfg.run_name), str(cfg.run_name), level, "fp32", run_dir), warnings)
+    results = load_run_results(run, warnings)
     if results is None:
         raise UserError(f"run {run_dir} has no eval_results.json or eval_results_hidden.json: evaluate it first")
     excluded_list = load_excluded(cfg.excluded, cfg.degenerate_file or DEFAULT_DEGENERATE_FILE)
-    excluded = excluded_list.of_level(level)
+    excluded = excluded_of_run(run, excluded_list)
     scored = score_run(results, baseline, excluded, Setting(bool(cfg.use_hidden_eval), cfg.tolerance), warnings)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -89,6 +96,7 @@ def analyze_run(cfg: DictConfig) -> int:
           + f" · excluded list {excluded_list.describe()}; "
           + (f"of level {level}: #{', #'.join(map(str, sorted(excluded)))}" if excluded else f"none of level {level}"))
     rows += turn_lines(run_dir, level, baseline, excluded, cfg.tolerance, warnings)
+    rows += audit_lines(results, cfg, excluded_list)
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"  {label:<{width}}  {value}")
@@ -122,6 +130,23 @@ def pass_at_k_values(value) -> tuple[int, ...]:
     if not isinstance(ks, list) or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in ks):
         raise UserError(f"pass_at_k_values={value!r} must be a list of positive integers, e.g. [1,5,10]")
     return tuple(sorted(set(ks)))
+
+
+def audit_lines(results, cfg: DictConfig, excluded_list) -> list[tuple[str, str]]:
+    """The claims audit of a run with claims (claims.json): per step the share surviving and the geomean,
+    then the largest claims that did not survive, with why."""
+    audit = claims_audit([results], Baselines(cfg.timing_dir or DEFAULT_TIMING_DIR, str(cfg.hardware)),
+                         excluded_list, cfg, [])
+    if audit is None:
+        return []
+    summary = audit["summaries"][-1]
+    rows = [(f"claims audit: {label}", f"{_pct(summary['steps'][key]['survive'])} survive, geomean "
+             f"{_times(summary['steps'][key]['geomean'])} ({summary['claims']} claims)") for key, label in STEPS]
+    rows += [(f"  lost: L{r['level']} #{r['pid']} s{r['sid']} claimed {r['claimed']:.3g}x", f"at {r['lost_at']}: {r['reason']}")
+             for r in audit["largest_failed"]]
+    rows += [(f"  not compared: L{r['level']} #{r['pid']} s{r['sid']} {r['claimed']:.3g}x vs {r['kind']}", r["reason"])
+             for r in audit["not_compared"]]
+    return rows
 
 
 def turn_lines(run_dir: Path, level: int, baseline, excluded: set, tolerance, warnings: list) -> list[tuple[str, str]]:

@@ -19,6 +19,7 @@ from ..paths import CHECKOUT_ROOT
 from ..measure.baseline_files import load_baseline as read_baseline_file
 from ..errors import UserError
 from ..results import RUN_CONFIG_NAMES, is_derived, read_json
+from ..run_problems import RunFolders, run_folders
 
 # The evaluator's file names (kept here so the leaderboard does not import torch through evaluate.py).
 STANDARD_RESULTS = "eval_results.json"
@@ -41,6 +42,11 @@ class Run:
     level: int
     precision: str   # fp32 | bf16
     path: Path
+
+    @property
+    def folders(self) -> RunFolders:
+        """The problems, hidden-test and baseline folders the run records (an imported corpus's own)."""
+        return run_folders(self.path)
 
     def kernel_path(self, pid: int, sid: int) -> Path:
         return self.path / f"level_{self.level}_problem_{pid}_sample_{sid}_kernel.py"
@@ -291,3 +297,35 @@ def load_excluded(choice: str | None, degenerate_file: str | Path = DEFAULT_DEGE
         raise UserError(f"excluded={choice!r} is none of {', '.join(EXCLUDED_CHOICES)} and no file: name a list "
                         f"or the path of one in results/degenerate_problems.json's format")
     return Excluded(load_degenerate(choice), "file", choice)
+
+
+def excluded_of_run(run: Run, excluded: Excluded) -> set[int]:
+    """The problems left out of one run: the chosen list's for a run of the shipped problems. A run with
+    its own problems (an imported corpus) takes the degenerate list beside them, written by
+    validate_problems.py --problems-dir ... --degenerate-file {corpus}/degenerate_problems.json, else none:
+    the shipped list names other files."""
+    folders = run.folders
+    if not folders.own_problems:
+        return excluded.of_level(run.level)
+    beside = folders.problems_dir.parent / "degenerate_problems.json"
+    return set(load_degenerate(beside).get(run.level, {})) if beside.is_file() and excluded.choice != "none" else set()
+
+
+class Baselines:
+    """Baseline files by name, read once: the shared folder's (timing_dir/hardware), or for a run with its
+    own problems its own timing folder's (generate_baseline_time.py run_name=... writes it)."""
+
+    def __init__(self, timing_dir: str | Path, hardware: str):
+        self.timing_dir, self.hardware = Path(timing_dir), hardware
+        self.loaded: dict[Path, Baseline | None] = {}
+
+    def path(self, run: Run | None, name: str) -> Path:
+        own = run.folders.timing_dir if run is not None else None
+        return baseline_path(own or self.timing_dir, self.hardware, name)
+
+    def get(self, run: Run | None, name: str) -> Baseline | None:
+        """The baseline `name` that scores `run` (None: the shared one), or None when it is not timed yet."""
+        path = self.path(run, name)
+        if path not in self.loaded:
+            self.loaded[path] = load_baseline(path.parent.parent, self.hardware, name) if path.is_file() else None
+        return self.loaded[path]

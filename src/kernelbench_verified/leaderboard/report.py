@@ -15,8 +15,9 @@ from ..errors import UserError
 from ..measure.fingerprints import compare_fingerprints
 from ..results import read_json
 from .metrics import ProblemOutcomes, best_of_n, bootstrap_intervals, per_sample, pool, summarize
-from .discovery import (Baseline, DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, RunResults, baseline_path,
-                        find_runs, load_baseline, load_excluded, load_run_results, timed_on_cpu)
+from .claims import claims_audit
+from .discovery import (Baseline, Baselines, DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, Excluded, RunResults,
+                        excluded_of_run, find_runs, load_baseline, load_excluded, load_run_results, timed_on_cpu)
 from .scoring import ScoredRun, Setting, score_run, turn_summaries
 
 # The two baselines of the deflation view: what published numbers used, and what practitioners deploy.
@@ -49,16 +50,25 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
     runs = find_runs(options.runs_dir, options.runs)
     excluded = load_excluded(options.excluded, options.degenerate_file)
     degenerate = excluded.problems
-    main_baseline = load_baseline(options.timing_dir, options.hardware, options.baseline)
+    baselines = Baselines(options.timing_dir, options.hardware)
+    main_baseline = baselines.get(None, options.baseline)
+    if main_baseline is None and any(not run.folders.own_problems for run in runs):
+        load_baseline(options.timing_dir, options.hardware, options.baseline)  # says which file is missing
     loaded = [r for run in tqdm(runs, desc="loading runs", unit="run", leave=False)
               if (r := load_run_results(run, warnings)) is not None]
     if not loaded:
         raise UserError(f"none of the {len(runs)} run(s) in {options.runs_dir} has evaluation results")
-    cpu_timing = timed_on_cpu(main_baseline)
+    shown_baseline = main_baseline or next((b for r in loaded if (b := baselines.get(r.run, options.baseline))), None)
+    if shown_baseline is None:
+        raise UserError(f"no run has a baseline {options.baseline} timed yet: time their problems with "
+                        f"generate_baseline_time.py run_name=... (an imported run's own problems)")
+    cpu_timing = timed_on_cpu(shown_baseline)
     if cpu_timing:
-        warnings.insert(0, f"baseline {main_baseline.name} was timed on the CPU: the speedups below compare CPU "
+        warnings.insert(0, f"baseline {shown_baseline.name} was timed on the CPU: the speedups below compare CPU "
                            f"timings of this machine and are no GPU speedup claim")
-    warnings += fingerprint_warnings(loaded, main_baseline) + timing_path_warning(main_baseline)
+    for baseline in {id(b): b for r in loaded if (b := baselines.get(r.run, options.baseline))}.values():
+        runs_of = [r for r in loaded if baselines.get(r.run, options.baseline) is baseline]
+        warnings += fingerprint_warnings(runs_of, baseline) + timing_path_warning(baseline)
     sources: dict[str, str] = {}
     sections = []
     for precision, baseline_name, tolerance in (("fp32", options.baseline, options.fp32_tolerance),
@@ -66,13 +76,11 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
         results = [r for r in loaded if r.run.precision == precision]
         if not results:
             continue
-        baseline = main_baseline if precision == "fp32" else _optional_baseline(options, baseline_name, warnings)
-        if baseline is None:
-            continue
         setting = Setting(options.use_hidden_eval, tolerance, options.review_speedup, options.hardware)
-        scored = [score_run(r, baseline, set(degenerate.get(r.run.level, {})), setting, warnings)
-                  for r in _with_levels(results, baseline, required=precision == "fp32")]
-        sections.append(_section(precision, baseline, setting, scored, options, sources, degenerate))
+        scored = [score_run(r, baseline, excluded_of_run(r.run, excluded), setting, warnings)
+                  for r, baseline in _with_baselines(results, baselines, baseline_name, warnings)]
+        if scored:
+            sections.append(_section(precision, scored[0].baseline, setting, scored, options, sources, excluded))
     fp32_results = [r for r in loaded if r.run.precision == "fp32"]
     return {
         "generated": dt.datetime.now().isoformat(timespec="seconds"),
@@ -80,9 +88,10 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
         "cpu_timing": cpu_timing,
         "correctness": "hidden" if options.use_hidden_eval else "standard",
         "excluded": {"choice": excluded.choice, "list": excluded.describe()},
-        "degenerate": _degenerate_rows(degenerate, {r.run.level for r in loaded}),
+        "degenerate": _degenerate_rows(degenerate, {r.run.level for r in loaded if not r.run.folders.own_problems}),
         "sections": sections,
-        "deflation": _deflation(fp32_results, degenerate, options),
+        "deflation": _deflation(fp32_results, excluded, baselines, options),
+        "claims_audit": claims_audit(loaded, baselines, excluded, options, warnings),
         "warnings": warnings,
     }, sources, warnings
 
@@ -111,23 +120,27 @@ def timing_path_warning(baseline: Baseline) -> list[str]:
             f"are; re-time it with generate_baseline_time.py (timing_path=sandbox, the default)"]
 
 
-def _optional_baseline(options: Options, name: str, warnings: list[str]) -> Baseline | None:
-    if not baseline_path(options.timing_dir, options.hardware, name).is_file():
-        warnings.append(f"bf16 runs found but no bf16 baseline "
-                        f"{baseline_path(options.timing_dir, options.hardware, name)}: bf16 runs not scored")
-        return None
-    return load_baseline(options.timing_dir, options.hardware, name)
-
-
-def _with_levels(results: list[RunResults], baseline: Baseline, required: bool) -> list[RunResults]:
-    missing = sorted({r.run.level for r in results} - set(baseline.levels))
-    if missing and required:
-        raise UserError(f"baseline {baseline.path} has no entries for level(s) {missing} of the runs found")
-    return [r for r in results if r.run.level in baseline.levels]
+def _with_baselines(results: list[RunResults], baselines: Baselines, name: str,
+                    warnings: list[str]) -> list[tuple[RunResults, Baseline]]:
+    """Each run with the baseline that scores it; a run whose baseline (or its level there) is not timed
+    yet is left out with a warning saying how to time it."""
+    paired = []
+    for results_ in results:
+        run = results_.run
+        baseline = baselines.get(run, name)
+        if baseline is not None and run.level in baseline.levels:
+            paired.append((results_, baseline))
+            continue
+        how = (f"generate_baseline_time.py run_name={run.name}" if run.folders.own_problems
+               else f"generate_baseline_time.py level={run.level}")
+        where = baselines.path(run, name)
+        warnings.append(f"run {run.name} not scored: {where} " + ("has no level" + str(run.level) + " entries"
+                        if baseline is not None else "does not exist") + f" (time it with {how})")
+    return paired
 
 
 def _section(precision: str, baseline: Baseline, setting: Setting, scored: list[ScoredRun],
-             options: Options, sources: dict, degenerate: dict) -> dict:
+             options: Options, sources: dict, excluded: Excluded) -> dict:
     by_model: dict[str, list[ScoredRun]] = {}
     for item in sorted(scored, key=lambda s: (s.results.run.model, s.results.run.level)):
         by_model.setdefault(item.results.run.model, []).append(item)
@@ -144,14 +157,15 @@ def _section(precision: str, baseline: Baseline, setting: Setting, scored: list[
         "hidden_times": {"borrowed": sum(len(s.hidden_times.borrowed) for s in scored if s.hidden_times),
                          "refused": sum(len(s.hidden_times.refused) for s in scored if s.hidden_times),
                          "untimed": sum(len(s.hidden_times.untimed) for s in scored if s.hidden_times)},
-        "tolerance_curve": _tolerance_curve(scored, baseline, degenerate),
+        "tolerance_curve": _tolerance_curve(scored, excluded),
+        "own_baselines": sorted({str(s.baseline.path) for s in scored if s.baseline.path != baseline.path}),
         "levels": sorted({s.results.run.level for s in scored}),
         "rows": rows,
         "heatmaps": _heatmaps(precision, scored, sources),
         "turns": [dict(turn, model=item.results.run.model, level=item.results.run.level)
                   for item in scored
-                  for turn in turn_summaries(item.results.run, baseline, set(degenerate.get(item.results.run.level, {})),
-                                             setting.tolerance, [])],
+                  for turn in turn_summaries(item.results.run, item.baseline,
+                                             excluded_of_run(item.results.run, excluded), setting.tolerance, [])],
     }
 
 
@@ -181,7 +195,7 @@ def _tolerance_info(setting: Setting, scored: list[ScoredRun]) -> dict:
             "evaluation_atols": atols}
 
 
-def _tolerance_curve(scored: list[ScoredRun], baseline: Baseline, degenerate: dict) -> dict:
+def _tolerance_curve(scored: list[ScoredRun], excluded: Excluded) -> dict:
     """Per run, the share of its problems solved (any sample correct) re-judged at each of
     TOLERANCE_CURVE, stricter or looser than the evaluation's own (scoring.Setting.tolerance)."""
     rows = []
@@ -190,7 +204,7 @@ def _tolerance_curve(scored: list[ScoredRun], baseline: Baseline, degenerate: di
         shares = []
         for tolerance in TOLERANCE_CURVE:
             setting = replace(item.setting, tolerance=tolerance)
-            table = score_run(item.results, baseline, set(degenerate.get(run.level, {})), setting, []).table
+            table = score_run(item.results, item.baseline, excluded_of_run(run, excluded), setting, []).table
             shares.append(summarize(table)["correct"])
         rows.append({"model": run.model, "level": run.level, "solved": shares})
     return {"tolerances": list(TOLERANCE_CURVE), "rows": rows}
@@ -199,15 +213,18 @@ def _tolerance_curve(scored: list[ScoredRun], baseline: Baseline, degenerate: di
 def _heatmaps(precision: str, scored: list[ScoredRun], sources: dict) -> list[dict]:
     """Per level: models x problems, each cell the best correct sample (or a failing one, greyed)."""
     maps = []
-    for level in sorted({s.results.run.level for s in scored}):
-        items = sorted((s for s in scored if s.results.run.level == level), key=lambda s: s.results.run.model)
+    groups = sorted({(s.results.run.level, str(s.results.run.folders.problems_dir or "")) for s in scored})
+    for level, problems_dir in groups:  # runs of a corpus's own problems get their own map: other files
+        items = sorted((s for s in scored if s.results.run.level == level
+                        and str(s.results.run.folders.problems_dir or "") == problems_dir),
+                       key=lambda s: s.results.run.model)
         statuses: dict[str, int] = {}
         cells = []
         for item in items:
             outcomes = best_of_n(item.table)
             cells.append([_cell(item, outcomes, index, statuses, sources, precision)
                           for index in range(len(item.pids))])
-        maps.append({"level": level, "models": [i.results.run.model for i in items],
+        maps.append({"level": level, "problems_dir": problems_dir or None, "models": [i.results.run.model for i in items],
                      "problems": items[0].names, "pids": items[0].pids,
                      "baseline_ms": [_rounded(v) for v in items[0].baseline_ms],
                      "statuses": list(statuses), "cells": cells})
@@ -245,29 +262,26 @@ def _failing_sample(row) -> int:
     return 0
 
 
-def _deflation(results: list[RunResults], degenerate: dict, options: Options) -> dict | None:
+def _deflation(results: list[RunResults], excluded: Excluded, baselines: Baselines, options: Options) -> dict | None:
     """For each model, pooled metrics under fp32/TF32 baseline x standard/hidden correctness, where the
-    inputs (baseline file, result file) exist."""
-    baselines = [(label, load_baseline(options.timing_dir, options.hardware, name))
-                 for label, name in DEFLATION_BASELINES
-                 if baseline_path(options.timing_dir, options.hardware, name).is_file()]
-    rows = []
+    inputs (baseline file, result file) exist; each run against its own baseline folder's files."""
+    rows, labels = [], []
     models = sorted({r.run.model for r in results})
     for model in models:
         runs = [r for r in results if r.run.model == model]
-        for baseline_label, baseline in baselines:
+        for baseline_label, name in DEFLATION_BASELINES:
             for mode, use_hidden in CORRECTNESS_MODES:
-                usable = [r for r in runs if r.run.level in baseline.levels
-                          and (r.hidden if use_hidden else r.standard) is not None]
+                usable = [(r, b) for r in runs if (b := baselines.get(r.run, name)) is not None
+                          and r.run.level in b.levels and (r.hidden if use_hidden else r.standard) is not None]
                 if not usable:
                     continue
                 setting = Setting(use_hidden, options.fp32_tolerance)
-                scored = [score_run(r, baseline, set(degenerate.get(r.run.level, {})), setting, [])
-                          for r in usable]
-                rows.append({"model": model, "baseline": baseline_label, "baseline_name": baseline.name,
+                scored = [score_run(r, b, excluded_of_run(r.run, excluded), setting, []) for r, b in usable]
+                rows.append({"model": model, "baseline": baseline_label, "baseline_name": name,
                              "correctness": mode, "levels": [s.results.run.level for s in scored],
                              "metrics": summarize(pool([s.table for s in scored]))})
-    return {"rows": rows, "baselines": [label for label, _ in baselines]} if rows else None
+                labels += [] if baseline_label in labels else [baseline_label]
+    return {"rows": rows, "baselines": [label for label, _ in DEFLATION_BASELINES if label in labels]} if rows else None
 
 
 def _degenerate_rows(degenerate: dict, levels: set[int]) -> list[dict]:

@@ -84,6 +84,7 @@ class ScoredRun:
     verdicts: list[list[Verdict]]
     tolerance: ToleranceReport
     hidden_times: HiddenTimes | None = None   # correct hidden records timed from eval_results.json
+    baseline: Baseline | None = None          # the file the speedups are against
 
 
 def score_run(results: RunResults, baseline: Baseline, excluded: set[int], setting: Setting,
@@ -118,12 +119,15 @@ def score_run(results: RunResults, baseline: Baseline, excluded: set[int], setti
     bounds = [noise_bound(run.level, pid, setting.hardware, entries[pid].problem_sha256) for pid in pids]
     table = _table(verdicts, [entries[pid] for pid in pids], bounds)
     _warn_implausible(run.name, pids, table.speedup, setting.review_speedup, warnings)
-    floors = [floor_ms(run.level, pid, setting.hardware) if setting.hardware else None for pid in pids]
+    # The floor comes from the shipped catalog's footprints: a run of other problem files has none.
+    own_problems = run.folders.own_problems
+    floors = [floor_ms(run.level, pid, setting.hardware) if setting.hardware and not own_problems else None
+              for pid in pids]
     _warn_below_floor(run.name, pids, table.speedup, [entries[pid].mean_ms for pid in pids], floors, warnings)
     _warn_within_noise(run.name, pids, table.speedup, bounds, setting.hardware, warnings)
     _warn_unchecked(run.name, pids, table.speedup, verdict_records, warnings)
     return ScoredRun(results, setting, pids, [entries[pid].problem.removesuffix(".py") for pid in pids],
-                     [entries[pid].mean_ms for pid in pids], table, verdicts, report, times)
+                     [entries[pid].mean_ms for pid in pids], table, verdicts, report, times, baseline)
 
 
 UNTIMED_NOTE = " (not timed: the evaluation stopped at its failure)"

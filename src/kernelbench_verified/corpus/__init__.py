@@ -1,0 +1,1 @@
+"""Importing published corpora of kernels, with the speedups they claim, as ordinary run folders."""
