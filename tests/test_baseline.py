@@ -12,6 +12,7 @@ from conftest import ROOT, TINY
 from kernelbench_verified.baseline.timing import DEFAULT_MODES
 from kernelbench_verified.measure.baseline_files import load_baseline
 from kernelbench_verified.measure.fingerprints import compare_fingerprints
+from kernelbench_verified.measure.memory import CALL_ABOVE_RESIDENT
 from kernelbench_verified.errors import UserError
 from kernelbench_verified.problems.load import source_sha256
 
@@ -58,10 +59,12 @@ def test_writes_one_file_per_mode_with_fingerprint_and_stats(first_run):
         assert fingerprint["timing"] == {"num_trials": 3, "num_trials_by_level": {"1": 2, "4": 10},
                                          "num_warmup": 1, "flush_l2": True, "synchronisation": "device-wide"}
         assert fingerprint["torch"] and fingerprint["date"]
+        assert fingerprint["peak_memory"] == CALL_ABOVE_RESIDENT
         assert sorted(data["level1"]) == ["1_ReLU.py", "2_Matmul.py"]
         for entry in data["level1"].values():
             # num_trials: level 1's own count from num_perf_trials_by_level
             assert entry["num_trials"] == 2 and entry["peak_memory"] == -1 and entry["device"] == "cpu"
+            assert entry["peak_memory_method"] == CALL_ABOVE_RESIDENT
             assert 0 < entry["min"] <= entry["median"] <= entry["max"] and entry["min"] <= entry["mean"]
             assert entry["seconds"] > 0 and entry["hardware"].startswith("cpu")
         for name, entry in data["level1"].items():  # the digest of the file it timed, as results carry it
@@ -120,6 +123,28 @@ def test_settings_differing_from_an_existing_file_stop_with_one_line(first_run, 
     result = generate(copy, "num_perf_trials=5")
     assert result.returncode == 2
     assert "timing settings differ" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_file_whose_peaks_were_measured_the_old_way_is_retimed_only_with_force(first_run, tmp_path):
+    out, _ = first_run
+    copy = tmp_path / "timing"
+    shutil.copytree(out, copy)
+    for mode in DEFAULT_MODES:  # as files (timing_path=sandbox) written before the method was named
+        path = copy / "cpu" / f"{mode}.json"
+        data = read(path)
+        del data["fingerprint"]["peak_memory"]
+        for entry in data["level1"].values():
+            del entry["peak_memory_method"]
+        path.write_text(json.dumps(data))
+    result = generate(copy)
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "peak memory measured differently: the existing file total_in_evaluator vs this run " \
+           "call_above_resident" in result.stderr and "force=true" in result.stderr
+    forced = generate(copy, "force=true", "modes=[baseline_time_torch]")
+    assert forced.returncode == 0, forced.stderr
+    data = read(copy / "cpu" / "baseline_time_torch.json")
+    assert data["fingerprint"]["peak_memory"] == CALL_ABOVE_RESIDENT
+    assert all(e["peak_memory_method"] == CALL_ABOVE_RESIDENT for e in data["level1"].values())
 
 
 def test_unknown_mode_is_a_one_line_error(tmp_path):
@@ -232,6 +257,9 @@ def test_sandbox_path_times_each_reference_as_its_own_candidate_and_resumes(tmp_
         record = read(tmp_path / "out" / "cpu" / "sandbox_runs" / f"{mode}_level1" / "eval_results.json")["1_0"]
         assert record["metadata"]["precision"] == precision and record["metadata"]["sandbox"] == "jail"
         assert entry["num_trials"] == 2 and entry["mean"] == record["runtime_stats"]["mean"] == record["runtime"]
+        # The judge's figure, measured by the kernel's process as the plain path measures it (-1 on the CPU).
+        assert entry["peak_memory"] == record["peak_memory"] and entry["peak_memory_method"] == CALL_ABOVE_RESIDENT
+        assert record["memory_stats"]["method"] == CALL_ABOVE_RESIDENT
         failure = baseline.failures["level1"]["2_Raises.py"]["error"]
         assert failure.startswith("harness_error as its own candidate") and "reference broke" in failure
     again = generate(tmp_path / "out", *args, problems_dir=tmp_path / "problems")

@@ -561,3 +561,69 @@ def test_analysis_takes_the_excluded_list_and_names_it():
     problems = lambda out: dict(re.split(r"\s{2,}", l.strip(), maxsplit=1) for l in out.splitlines()[1:])[
         "problems (degenerate excluded)"]
     assert (problems(ours.stdout), problems(none.stdout)) == ("4", "5")
+
+
+def test_memory_is_compared_only_between_peaks_measured_the_same_way(tmp_path):
+    """Peaks measured by different methods (measure.memory) are never divided: an older baseline of a plain
+    process, or a re-timed baseline against older records, leaves the memory columns empty and says why;
+    speedups are untouched. Records and a baseline of the same method compare as before."""
+    import math
+
+    from kernelbench_verified.measure.memory import CALL_ABOVE_RESIDENT
+
+    shutil.copytree(FIXTURES / "runs", tmp_path / "runs")
+    shutil.copytree(FIXTURES / "timing", tmp_path / "timing")
+    paths = dict(PATHS, runs_dir=str(tmp_path / "runs"), timing_dir=str(tmp_path / "timing"))
+    baseline_path = tmp_path / "timing" / "H200" / "baseline_time_torch_tf32.json"
+    baseline = json.loads(baseline_path.read_text())
+
+    def scored(change):
+        change()
+        data, _, warnings = build_report(Options(**{**paths, "bootstrap_resamples": 50}))
+        section = next(s for s in data["sections"] if s["precision"] == "fp32")
+        return row(data, "fp32", "alpha", "1"), section["memory_methods"], [w for w in warnings if "alpha_level1_test: no memory" in w]
+
+    def plain_process_file():  # written before the method was named, by a plain process
+        del baseline["fingerprint"]["timing_path"]
+        baseline_path.write_text(json.dumps(baseline))
+
+    alpha, methods, warned = scored(plain_process_file)
+    assert math.isnan(alpha["metrics"]["memory_efficiency"]) and math.isnan(alpha["metrics"]["less_memory"])
+    assert alpha["memory_refused"] == 5 and methods["refused"] > 0
+    assert methods == {"records": ["total_in_evaluator"], "baselines": ["total_in_plain_process"],
+                       "refused": methods["refused"]}
+    assert alpha["metrics"]["correct_speedup"] == pytest.approx(4 ** (1 / 3))  # time is not memory
+    assert any("alpha_level1_test: no memory efficiency for 5 correct sample(s)" in w and "total_in_plain_process" in w
+               and "evaluate the run again" in w for w in warned)
+
+    def retimed_baseline():
+        for level in ("level1", "level2"):
+            for entry in baseline[level].values():
+                entry["peak_memory_method"] = CALL_ABOVE_RESIDENT
+        baseline_path.write_text(json.dumps(baseline))
+
+    alpha, methods, warned = scored(retimed_baseline)
+    assert math.isnan(alpha["metrics"]["memory_efficiency"]) and alpha["memory_refused"] == 5
+    assert methods["baselines"] == [CALL_ABOVE_RESIDENT] and methods["records"] == ["total_in_evaluator"]
+
+    def evaluated_again():
+        for path in (tmp_path / "runs").glob("*/eval_results*.json"):
+            records = json.loads(path.read_text())
+            for record in records.values():
+                record["memory_stats"] = {"method": CALL_ABOVE_RESIDENT, "call_peak": record.get("peak_memory")}
+            path.write_text(json.dumps(records))
+
+    alpha, methods, warned = scored(evaluated_again)
+    assert alpha["memory_refused"] == 0 and warned == [] and methods["records"] == [CALL_ABOVE_RESIDENT]
+    assert alpha["metrics"]["memory_efficiency"] == pytest.approx(2 ** (1 / 3))  # as the standard test's figures
+
+
+def test_analysis_says_when_memory_is_left_out():
+    from kernelbench_verified.leaderboard.analysis import metric_lines
+    from kernelbench_verified.leaderboard.metrics import bootstrap_intervals, per_sample, sample_table, summarize
+
+    table = sample_table([[True]], [[True]], [[2.0]], [[float("nan")]])
+    rows = dict(metric_lines(summarize(table), bootstrap_intervals(table, num_resamples=10), per_sample(table), 1))
+    assert rows["memory efficiency (geomean)"].endswith("(1 correct sample(s) left out: peaks measured differently)")
+    assert "left out" not in dict(metric_lines(summarize(table), bootstrap_intervals(table, num_resamples=10),
+                                               per_sample(table)))["uses less memory"]

@@ -90,9 +90,14 @@ def new_record(level: int, pid: int, sid: int, problem_file: str, judged: dict, 
         "metadata": metadata,
         "runtime": float(stats["mean"]) if status == "correct" and "mean" in stats else -1.0,
         "runtime_stats": stats if status == "correct" else {},
-        "peak_memory": int(memory.get("peak_allocated", -1)) if status == "correct" else -1,
+        "peak_memory": _byte_count(memory.get("call_peak")) if status == "correct" else -1,
         "memory_stats": memory if status == "correct" else {},
     }
+
+
+def _byte_count(value) -> int:
+    """A byte count the kernel's process reported (measure.timing.peak_memory's call_peak), -1 if it is none."""
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else -1
 
 
 def kernel_digest(source: str) -> str:

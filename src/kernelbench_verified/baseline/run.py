@@ -24,6 +24,7 @@ from ..config import (child_visible_devices, parse_subset, require_choice, requi
 from ..errors import UserError
 from ..evaluate.launch import confine_to, cpu_placement
 from ..measure.fingerprints import compare_fingerprints
+from ..measure.memory import baseline_method
 from ..problems.load import Problem, list_problems
 from ..reports import ReportQueue
 from ..results import write_json_atomic
@@ -108,6 +109,9 @@ def _same_environment(path: Path, existing: Baseline, fingerprint: dict, force: 
     paths = [(fp or {}).get("timing_path", "process") for fp in (existing.fingerprint, fingerprint)]
     if paths[0] != paths[1]:
         differences.append(f"timing paths differ: the existing file {paths[0]} vs this run {paths[1]}")
+    memory = [(fp or {}).get("peak_memory") or baseline_method({}, fp) for fp in (existing.fingerprint, fingerprint)]
+    if memory[0] != memory[1]:
+        differences.append(f"peak memory measured differently: the existing file {memory[0]} vs this run {memory[1]}")
     if not differences:
         return True
     if not force:

@@ -18,6 +18,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from ..config import load_config
 from ..evaluate.run import evaluate_run, result_filename
+from ..measure.memory import record_method
 from ..problems.load import self_candidate
 from ..results import read_json, write_json_atomic
 from .timing import MODES, STAT_KEYS, finish_entry
@@ -33,7 +34,7 @@ def entry_from_record(record: dict | None) -> dict:
         return {"error": f"{record.get('eval_status')} as its own candidate: {str(why)[:300]}"}
     stats = record["runtime_stats"]
     return dict({key: stats[key] for key in STAT_KEYS}, peak_memory=int(record.get("peak_memory", -1)),
-                seconds=float(meta.get("eval_seconds") or 0.0))
+                peak_memory_method=record_method(record), seconds=float(meta.get("eval_seconds") or 0.0))
 
 
 def eval_config(cfg: DictConfig, settings: dict, mode_name: str, level: int, runs_dir: Path, run_name: str,

@@ -8,7 +8,8 @@ failures out of the level maps means every level entry has a "mean".
 
 Each problem is timed exactly as the evaluator times a kernel: the model built under `seed`, the
 inputs of the first correctness trial (seed*1000, scale 1.0), one untimed call (the evaluator's
-correctness trial), peak memory over one call, then `time_function` under no_grad.
+correctness trial), the call's peak memory (timing.peak_memory, as the kernel's process measures it),
+then `time_function` under no_grad.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ..config import perf_trials
 from ..problems.inputs import PRECISIONS, Case, build_model, case_inputs
 from ..problems.load import load_module
 from ..measure.environment import fingerprint_for
+from ..measure.memory import CALL_ABOVE_RESIDENT
 from ..measure.timing import peak_memory, set_tf32_mode, time_function
 
 
@@ -70,7 +72,7 @@ def measure(module: ModuleType, mode_name: str, settings: dict, device: torch.de
         stats = time_function(lambda: model(*inputs), device, settings["num_perf_trials"],
                               settings["num_warmup"], settings["flush_l2"])
     entry = {key: stats[key] for key in STAT_KEYS}
-    entry["peak_memory"] = int(memory["peak_allocated"])
+    entry["peak_memory"], entry["peak_memory_method"] = int(memory["call_peak"]), memory["method"]
     entry["seconds"] = time.monotonic() - started
     return entry
 
@@ -106,7 +108,7 @@ def mode_fingerprint(mode_name: str, device: torch.device, settings: dict) -> di
     """The fingerprint of a baseline mode's file."""
     mode = MODES[mode_name]
     return dict(fingerprint_for(device, mode.tf32, mode.precision, settings, mode_name), compile=mode.compile,
-                timing_path=timing_path_of(mode_name, settings))
+                timing_path=timing_path_of(mode_name, settings), peak_memory=CALL_ABOVE_RESIDENT)
 
 
 def time_job(job: dict, settings: dict, device, place=lambda mode: None):

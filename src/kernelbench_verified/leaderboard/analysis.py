@@ -31,9 +31,11 @@ def _interval(bounds: list, show) -> str:
     return f"  [{show(bounds[0])}, {show(bounds[1])}]" if math.isfinite(bounds[0]) else ""
 
 
-def metric_lines(summary: dict, ci: dict, spread: dict) -> list[tuple[str, str]]:
-    """(label, value) rows of the table, in the order of the leaderboard's columns."""
+def metric_lines(summary: dict, ci: dict, spread: dict, memory_refused: int = 0) -> list[tuple[str, str]]:
+    """(label, value) rows of the table, in the order of the leaderboard's columns; `memory_refused`
+    correct samples had peaks measured by another method than the baseline's, and are said to be left out."""
     fast = summary["fast_p"]
+    left_out = f" ({memory_refused} correct sample(s) left out: peaks measured differently)" if memory_refused else ""
     rows = [("problems (degenerate excluded)", str(summary["num_problems"])),
             ("samples per problem", str(summary["num_samples"])),
             ("correct (best of N)", _pct(summary["correct"])),
@@ -45,8 +47,8 @@ def metric_lines(summary: dict, ci: dict, spread: dict) -> list[tuple[str, str]]
     rows += [("correct speedup (geomean)", _times(summary["correct_speedup"]) + _interval(ci["correct_speedup"], _times)),
              ("KernelBench avg speedup", _times(summary["kernelbench_speedup"])),
              ("memory efficiency (geomean)", _times(summary["memory_efficiency"])
-              + _interval(ci["memory_efficiency"], _times)),
-             ("uses less memory", _pct(summary["less_memory"]))]
+              + _interval(ci["memory_efficiency"], _times) + left_out),
+             ("uses less memory", _pct(summary["less_memory"]) + left_out)]
     for name, show in (("correct", _pct), ("compiled", _pct), ("fast_1", _pct), ("correct_speedup", _times)):
         stats = spread[name]
         value = f"{show(stats['mean'])} ± {show(stats['std'])}" if math.isfinite(stats["mean"]) else "-"
@@ -88,7 +90,7 @@ def analyze_run(cfg: DictConfig) -> int:
             print(f"warning: pass@{k} needs at least {k} samples per problem, the run has {table.num_samples}: "
                   "not reported", file=sys.stderr)
     summary, ci = summarize(table, ks), bootstrap_intervals(table, int(cfg.bootstrap_resamples))
-    rows = metric_lines(summary, ci, per_sample(table))
+    rows = metric_lines(summary, ci, per_sample(table), sum(scored.memory_refused.values()))
     print(f"run {cfg.run_name} · level {level} · {cfg.hardware} · baseline {baseline.name} (sha256 {baseline.digest})"
           f" · {'hidden' if cfg.use_hidden_eval else 'standard'} correctness"
           + (f" · {scored.tolerance.describe()}" if cfg.tolerance is not None else "")

@@ -18,6 +18,7 @@ from pathlib import Path
 from ..paths import CHECKOUT_ROOT
 from ..measure.baseline_files import load_baseline as read_baseline_file
 from ..errors import UserError
+from ..measure.memory import TOTAL_IN_PLAIN_PROCESS, baseline_method
 from ..results import RUN_CONFIG_NAMES, is_derived, read_json
 from ..run_problems import RunFolders, run_folders
 
@@ -90,6 +91,7 @@ class BaselineEntry:
     mean_ms: float
     peak_memory: int    # bytes, -1 when not recorded
     problem_sha256: str | None = None  # digest of the problem file it timed (None in older files)
+    memory_method: str = TOTAL_IN_PLAIN_PROCESS  # how peak_memory was measured (measure.memory)
 
 
 @dataclass
@@ -213,7 +215,7 @@ def load_baseline(timing_dir: str | Path, hardware: str, name: str) -> Baseline:
     for key, value in stored.levels.items():
         match = BASELINE_LEVEL.match(key)
         if match:
-            levels[int(match[1])] = _baseline_level(value, path, key)
+            levels[int(match[1])] = _baseline_level(value, path, key, stored.fingerprint)
     if not levels:
         raise UserError(f"baseline file {path} has no \"levelN\" entries")
     extra = [key for key, present in (("failures", stored.failures), ("fingerprint", stored.fingerprint)) if present]
@@ -221,7 +223,7 @@ def load_baseline(timing_dir: str | Path, hardware: str, name: str) -> Baseline:
     return Baseline(name, path, levels, stored.fingerprint, digest, extra)
 
 
-def _baseline_level(entries, path: Path, level_key: str) -> dict:
+def _baseline_level(entries, path: Path, level_key: str, fingerprint: dict | None) -> dict:
     if not isinstance(entries, dict):
         raise UserError(f"baseline file {path}: {level_key} must map problem files to timing objects")
     problems = {}
@@ -234,7 +236,8 @@ def _baseline_level(entries, path: Path, level_key: str) -> dict:
         digest = entry.get("problem_sha256")
         problems[int(match[1])] = BaselineEntry(problem, float(mean),
                                                 int(memory) if isinstance(memory, (int, float)) else -1,
-                                                digest if isinstance(digest, str) else None)
+                                                digest if isinstance(digest, str) else None,
+                                                baseline_method(entry, fingerprint))
     return problems
 
 

@@ -160,6 +160,7 @@ def _section(precision: str, baseline: Baseline, setting: Setting, scored: list[
         "tolerance_curve": _tolerance_curve(scored, excluded),
         "own_baselines": sorted({str(s.baseline.path) for s in scored if s.baseline.path != baseline.path}),
         "levels": sorted({s.results.run.level for s in scored}),
+        "memory_methods": _memory_methods(scored),
         "rows": rows,
         "heatmaps": _heatmaps(precision, scored, sources),
         "turns": [dict(turn, model=item.results.run.model, level=item.results.run.level)
@@ -173,9 +174,21 @@ def _row(model: str, level: str, items: list[ScoredRun], options: Options) -> di
     table = pool([i.table for i in items])
     return {"model": model, "level": level,
             "levels": [i.results.run.level for i in items],
+            "memory_refused": sum(sum(i.memory_refused.values()) for i in items),
             "metrics": summarize(table),
             "ci": bootstrap_intervals(table, num_resamples=options.bootstrap_resamples),
             "per_sample": per_sample(table)}
+
+
+def _memory_methods(scored: list[ScoredRun]) -> dict:
+    """How the section's peaks were measured (measure.memory), and the correct samples not compared
+    because their method differs from their baseline's."""
+    methods = {"records": set(), "baselines": set()}
+    for s in scored:
+        methods["records"].update(v.memory_method for row in s.verdicts for v in row if v.correct and v.peak_memory > 0)
+        methods["baselines"].update(s.baseline.levels[s.results.run.level][pid].memory_method for pid in s.pids)
+    return {"records": sorted(methods["records"]), "baselines": sorted(methods["baselines"]),
+            "refused": sum(sum(s.memory_refused.values()) for s in scored)}
 
 
 def _baseline_info(baseline: Baseline) -> dict:

@@ -21,6 +21,7 @@ from .roofline import floor_ms
 from .discovery import Baseline, Run, RunResults, load_run_results
 from .upstream_runs import HiddenTimes, upstream_failure, upstream_lifts, without_case_data
 from ..errors import UserError
+from ..measure.memory import CALL_ABOVE_RESIDENT, TOTAL_IN_EVALUATOR, describe, record_method
 
 SHOWN_NAMES = 20   # sample keys a warning lists before "and N more"
 # A sample's time is noted as loosely checked when the judge's clock would let a fake of more than this
@@ -43,6 +44,7 @@ class Verdict:
     runtime_ms: float      # NaN when not timed
     peak_memory: int       # bytes, -1 when not measured
     status: str            # "correct", or why not (eval_status and the failing case)
+    memory_method: str = TOTAL_IN_EVALUATOR  # how peak_memory was measured (measure.memory)
 
 
 @dataclass
@@ -85,6 +87,9 @@ class ScoredRun:
     tolerance: ToleranceReport
     hidden_times: HiddenTimes | None = None   # correct hidden records timed from eval_results.json
     baseline: Baseline | None = None          # the file the speedups are against
+    # Correct samples with peaks on both sides measured by different methods (no memory ratio), by
+    # (the record's method, the baseline's).
+    memory_refused: dict = field(default_factory=dict)
 
 
 def score_run(results: RunResults, baseline: Baseline, excluded: set[int], setting: Setting,
@@ -126,8 +131,10 @@ def score_run(results: RunResults, baseline: Baseline, excluded: set[int], setti
     _warn_below_floor(run.name, pids, table.speedup, [entries[pid].mean_ms for pid in pids], floors, warnings)
     _warn_within_noise(run.name, pids, table.speedup, bounds, setting.hardware, warnings)
     _warn_unchecked(run.name, pids, table.speedup, verdict_records, warnings)
+    refused = memory_refused(verdicts, [entries[pid] for pid in pids])
+    _warn_memory_refused(run.name, baseline, refused, warnings)
     return ScoredRun(results, setting, pids, [entries[pid].problem.removesuffix(".py") for pid in pids],
-                     [entries[pid].mean_ms for pid in pids], table, verdicts, report, times, baseline)
+                     [entries[pid].mean_ms for pid in pids], table, verdicts, report, times, baseline, refused)
 
 
 UNTIMED_NOTE = " (not timed: the evaluation stopped at its failure)"
@@ -138,10 +145,12 @@ def _timed_from_standard(verdict: Verdict, standard: dict | None) -> Verdict:
     same kernel source (HiddenTimes.take), said in its status; unchanged when there is none to take."""
     if standard is None:
         return verdict
-    memory = verdict.peak_memory if verdict.peak_memory > 0 else _number(standard.get("peak_memory"))
+    own = verdict.peak_memory > 0
+    memory = verdict.peak_memory if own else _number(standard.get("peak_memory"))
     return Verdict(verdict.compiled, True, _runtime(standard), int(memory),
                    verdict.status.replace(UNTIMED_NOTE, "") + " · time from eval_results.json (the hidden "
-                   "evaluation did not time it; same kernel source)")
+                   "evaluation did not time it; same kernel source)",
+                   verdict.memory_method if own else record_method(standard))
 
 
 def _warn_hidden_times(run: str, times: HiddenTimes | None, warnings: list[str]) -> None:
@@ -220,7 +229,7 @@ def _verdict(standard: dict | None, judged: dict | None, setting: Setting, repor
     runtime = _runtime(judged)
     memory = judged.get("peak_memory", -1)
     return Verdict(compiled, correct, runtime if runtime > 0 else float("nan"),
-                   int(memory) if isinstance(memory, (int, float)) else -1, status)
+                   int(memory) if isinstance(memory, (int, float)) else -1, status, record_method(judged))
 
 
 def _runtime(record: dict | None) -> float:
@@ -312,12 +321,35 @@ def _table(verdicts: list[list[Verdict]], entries: list, noise_bounds: list) -> 
     kernel_memory = np.array([[v.peak_memory for v in row] for row in verdicts], dtype=float).reshape(shape)
     baseline_ms = np.array([e.mean_ms for e in entries], dtype=float)[:, None]
     baseline_memory = np.array([e.peak_memory for e in entries], dtype=float)[:, None]
+    same_method = np.array([[v.memory_method == e.memory_method for v in row] for row, e in zip(verdicts, entries)],
+                           dtype=bool).reshape(shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         speedup = np.where(correct & (runtime > 0), baseline_ms / runtime, np.nan)
-        memory = np.where((kernel_memory > 0) & (baseline_memory > 0), baseline_memory / kernel_memory, np.nan)
+        memory = np.where((kernel_memory > 0) & (baseline_memory > 0) & same_method,
+                          baseline_memory / kernel_memory, np.nan)
     known = any(b is not None for b in noise_bounds)
     bounds = np.array([np.nan if b is None else b for b in noise_bounds], dtype=float) if known else None
     return SampleTable(correct, compiled | correct, speedup, memory, bounds)
+
+
+def memory_refused(verdicts: list[list[Verdict]], entries: list) -> dict:
+    """{(record's method, baseline's method): count} of correct samples whose peak and the baseline's
+    were both measured, by different methods (measure.memory): dividing them compares unlike figures."""
+    refused: dict = {}
+    for row, entry in zip(verdicts, entries):
+        for v in row:
+            if v.correct and v.peak_memory > 0 and entry.peak_memory > 0 and v.memory_method != entry.memory_method:
+                key = (v.memory_method, entry.memory_method)
+                refused[key] = refused.get(key, 0) + 1
+    return refused
+
+
+def _warn_memory_refused(run: str, baseline: Baseline, refused: dict, warnings: list) -> None:
+    for (kernel, timed), count in sorted(refused.items()):
+        how = (f"re-time the baseline with generate_baseline_time.py force=true" if kernel == CALL_ABOVE_RESIDENT
+               else f"evaluate the run again, or compare with a baseline measured as {kernel}")
+        warnings.append(f"run {run}: no memory efficiency for {count} correct sample(s): their peaks were measured "
+                        f"as {describe(kernel)}, baseline {baseline.name}'s as {describe(timed)}; {how}")
 
 
 def _warn_implausible(run: str, pids: list, speedup: np.ndarray, bound: float | None, warnings: list) -> None:

@@ -16,6 +16,8 @@ from typing import Callable
 
 import torch
 
+from .memory import CALL_ABOVE_RESIDENT, call_peak
+
 TF32_MODES = ("default", "high", "ieee")
 
 
@@ -196,17 +198,69 @@ def time_function(fn: Callable[[], object], device: torch.device, num_trials: in
     return stats
 
 
-def peak_memory(fn: Callable[[], object], device: torch.device) -> dict:
-    """Peak allocated bytes over one call after a reset (parameters and inputs included)."""
-    if device.type != "cuda":
-        return {"peak_allocated": -1, "note": "peak memory is measured on CUDA devices only"}
-    torch.cuda.synchronize(device)
-    torch.cuda.reset_peak_memory_stats(device)
-    before = torch.cuda.memory_allocated(device)
-    fn()
-    torch.cuda.synchronize(device)
+class CudaAllocator:
+    """Readings of PyTorch's CUDA caching allocator on one device: what peak_memory needs of it (a test
+    passes an object with the same methods, since the CPU has no such allocator)."""
+
+    def __init__(self, device: torch.device):
+        self.device = device
+
+    def synchronize(self) -> None:
+        torch.cuda.synchronize(self.device)
+
+    def reset_peak(self) -> None:
+        torch.cuda.reset_peak_memory_stats(self.device)
+
+    def allocated(self) -> int:
+        return torch.cuda.memory_allocated(self.device)
+
+    def max_allocated(self) -> int:
+        return torch.cuda.max_memory_allocated(self.device)
+
+    def max_reserved(self) -> int:
+        return torch.cuda.max_memory_reserved(self.device)
+
+
+def storage_bytes(output: object) -> int:
+    """Bytes of the distinct storages of the tensors in `output` (nested tuples and lists)."""
+    seen, total, stack = set(), 0, [output]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (tuple, list)):
+            stack.extend(item)
+        elif isinstance(item, torch.Tensor):
+            storage = item.untyped_storage()
+            key = (str(item.device), storage.data_ptr())
+            if key not in seen:
+                seen.add(key)
+                total += storage.nbytes()
+    return total
+
+
+def peak_memory(fn: Callable[[], object], device: torch.device, allocator: CudaAllocator | None = None) -> dict:
+    """One call's peak memory, `call_peak`: its peak allocated bytes above those allocated just before it
+    (inputs, parameters and workspaces already resident are not counted), at least its outputs' storages
+    (memory.call_peak). The one measurement of kernels (in the sandbox) and of baselines (either timing
+    path), so identical code gets the same figure in any process, whatever ran there before. The process
+    totals stay beside it for reference."""
+    if allocator is None:
+        if device.type != "cuda":
+            return {"call_peak": -1, "peak_allocated": -1, "method": CALL_ABOVE_RESIDENT,
+                    "note": "peak memory is measured on CUDA devices only"}
+        allocator = CudaAllocator(device)
+    allocator.synchronize()
+    allocator.reset_peak()
+    before = allocator.allocated()
+    output = fn()
+    allocator.synchronize()
+    peak = allocator.max_allocated()
+    outputs = storage_bytes(output)
+    del output
     return {
-        "peak_allocated": torch.cuda.max_memory_allocated(device),
+        "call_peak": call_peak(before, peak, outputs),
+        "method": CALL_ABOVE_RESIDENT,
+        "peak_allocated": peak,
         "allocated_before": before,
-        "peak_reserved": torch.cuda.max_memory_reserved(device),
+        "output_bytes": outputs,
+        "peak_reserved": allocator.max_reserved(),
     }
