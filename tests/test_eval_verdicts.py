@@ -343,6 +343,23 @@ def test_an_extension_built_lazily_is_built_in_the_build_phase(tmp_path, stem, e
     assert judged[1] < probed[1] / 3, (probed, judged)  # a load of what the build phase built
 
 
+def test_an_extension_built_only_where_a_gpu_is_found_is_built_in_the_build_phase(tmp_path):
+    """A file that builds its extension under `if torch.cuda.is_available():` builds nothing on a GPU-less
+    build worker; the build phase imports it once more with the check answering True
+    (sandbox.probe_gpu_guarded_builds), so on a GPU box the judged sandbox finds the build made. Here,
+    with no GPU, the judged sandbox takes the other branch and builds nothing."""
+    run_dir = make_run(tmp_path, "gpu_guarded", {(1, 0): "relu_cpp_gpu_guarded"})
+    cfg = load_config("eval", tiny_overrides(tmp_path, "gpu_guarded", subset="[1,1]", build_cache=True,
+                                             torch_pch=False))
+    assert evaluate_run(cfg) == 0
+    record = json.loads((run_dir / "eval_results.json").read_text())["1_0"]
+    assert record["eval_status"] == "correct", record["metadata"].get("error")
+    (marker,) = (tmp_path / "builds" / "outcomes").glob("*.json")
+    (probed,) = json.loads(marker.read_text())["extension_builds"]
+    assert probed[0].startswith("relu_gpu_guarded_ext_") and probed[2]
+    assert not record["metadata"].get("extension_builds")
+
+
 def test_a_guarded_build_that_failed_is_correct_and_says_it_ran_pytorch(tmp_path):
     """A build inside try/except with a PyTorch path is honest where it builds (static: guarded_build, a
     warning); where it fails, the sample is PyTorch's and its record says so."""

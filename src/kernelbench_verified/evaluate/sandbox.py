@@ -123,8 +123,9 @@ def probe_builds(kernel, job: dict) -> None:
     problem's shapes on the meta device, so that extensions built in `__init__`, in a helper of the first
     forward or inside a try/except are built here, on a CPU build worker, and found built when the
     kernel is judged, instead of built while its GPU waits. Whatever the kernel raises is ignored: it is
-    judged in its own evaluation. A build it guards with a GPU check (torch.cuda.is_available(), a CUDA
-    input) is not reached, and runs in the judged sandbox as before."""
+    judged in its own evaluation. A build guarded by torch.cuda.is_available() is reached by
+    probe_gpu_guarded_builds; one guarded by the inputs' device (`x.is_cuda`) is not, and runs in the
+    judged sandbox."""
     model_cls = getattr(kernel, "ModelNew", None)
     if not isinstance(model_cls, type) or job.get("init_args") is None or not job.get("reference_source"):
         return
@@ -137,6 +138,28 @@ def probe_builds(kernel, job: dict) -> None:
             model(*_flatten(reference.get_inputs()))
     except BaseException:  # noqa: BLE001 - the probe only triggers builds
         pass
+
+
+def probe_gpu_guarded_builds(job: dict) -> None:
+    """A kernel that builds only where `torch.cuda.is_available()` (at import, in `__init__`, in its first
+    call) builds nothing on a GPU-less build worker. Such a file is imported and probed once more with
+    the check answering True, so that its builds are made here too. Whatever that raises (a CUDA call
+    with no GPU, a failed build) is ignored: the kernel is judged, and its errors reported, in its own
+    evaluation."""
+    if "is_available" not in job["kernel_source"] or torch.cuda.is_available():
+        return
+    path = Path(job["workdir"]) / f"kernel_{job['build_key'][:12]}_gpu_guarded.py"
+    path.write_text(job["kernel_source"])
+    torch.cuda.is_available = lambda: True
+    try:
+        probe_builds(load_module(path, f"kernel_{job['build_key'][:12]}_gpu_guarded"), job)
+    except BaseException:  # noqa: BLE001 - the probe only triggers builds
+        pass
+    finally:
+        torch.cuda.is_available = _cuda_is_available
+
+
+_cuda_is_available = torch.cuda.is_available
 
 
 def _status_for(exc: BaseException) -> str:
@@ -378,6 +401,7 @@ def run(job: dict, channel: Channel) -> None:
         return
     if job["mode"] == "compile":
         probe_builds(kernel, job)
+        probe_gpu_guarded_builds(job)
     channel.send({"event": "compiled", "load_seconds": time.monotonic() - started, "builds": BUILDS})
     if job["mode"] == "compile":
         return
