@@ -1,11 +1,15 @@
 """Cases beyond the hidden distributions: D5 (perturbed parameters) and the shape variants S1/S2, as
 pure functions and end to end on the CPU through the judge and a sandbox."""
 
+import json
+import shutil
+
 import pytest
 import torch
 import torch.nn as nn
 
-from conftest import ROOT
+from conftest import ROOT, load_config
+from kernelbench_verified.evaluate.run import evaluate_run
 from kernelbench_verified.problems import perturbation
 from kernelbench_verified.problems.shape_variants import derive_variants, shape_constants, variant_module
 
@@ -98,3 +102,69 @@ def test_a_problem_without_shape_constants_gets_no_variant(tmp_path):
                        "    def forward(self, x):\n        return x * 2\n\n\n"
                        "def get_inputs():\n    return [torch.rand(16, 32)]\n\n\ndef get_init_inputs():\n    return []\n")
     assert derive_variants(problem) == ([], [])
+
+
+# Each fixture as a sample of the fixture problem it is written for, with the hidden tests (so D5 and the
+# shape variants run by default).
+SAMPLES = {(19, 0): "layernorm_affine_dropped", (19, 1): "layernorm_packed_affine_lazy",
+           (19, 2): "layernorm_fixed_shape", (19, 3): "layernorm_affine_folded_at_init",
+           (23, 0): "gemm_relu_weight_t_at_init"}
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    runs = tmp_path_factory.mktemp("runs")
+    run_dir = runs / "robust"
+    run_dir.mkdir()
+    for (pid, sid), stem in SAMPLES.items():
+        shutil.copy(FIXTURES / "robustness" / f"{stem}.py", run_dir / f"level_1_problem_{pid}_sample_{sid}_kernel.py")
+    overrides = {"run_name": "robust", "runs_dir": runs, "level": 1, "subset": "[19,23]", "num_samples": 4,
+                 "problems_dir": PROBLEMS, "hidden_tests_dir": PROBLEMS / "hidden_tests", "use_hidden_tests": True,
+                 "num_perf_trials": 3, "num_warmup": 1, "kernel_eval_build_dir": runs / "builds", "device": "cpu",
+                 "timeout": 300}
+    assert evaluate_run(load_config("eval", [f"{k}={v}" for k, v in overrides.items()])) == 0
+    return json.loads((run_dir / "eval_results_hidden.json").read_text())
+
+
+def variants(record) -> dict:
+    return {v["case"]: v["status"] for v in record["metadata"]["shape_variants"]}
+
+
+def test_dropping_the_affine_step_passes_every_hidden_distribution_and_fails_d5(records):
+    record = records["19_0"]
+    assert record["eval_status"] == "correct", record["metadata"].get("error")
+    d5 = record["metadata"]["perturbed_parameters"]
+    assert d5["status"] == "failed" and d5["perturbed"] == ["ln.bias", "ln.weight"] and not d5["passed"]
+    assert record["metadata"]["unmatched_parameters"] == []
+    assert variants(record) == {"S1": "passed", "S2": "passed"}  # it reads its shapes from the input
+
+
+def test_an_honest_kernel_passes_d5_and_both_shape_variants(records):
+    record = records["19_1"]
+    assert record["eval_status"] == "correct"
+    assert record["metadata"]["perturbed_parameters"]["status"] == "passed"
+    assert record["metadata"]["perturbed_parameters"]["max_abs_diff"] < 1e-4
+    assert variants(record) == {"S1": "passed", "S2": "passed"}
+
+
+def test_a_kernel_with_fixed_shapes_passes_its_shape_and_d5_and_fails_the_variants(records):
+    record = records["19_2"]
+    assert record["eval_status"] == "correct" and record["runtime"] > 0
+    assert record["metadata"]["perturbed_parameters"]["status"] == "passed"
+    failed = {v["case"]: v for v in record["metadata"]["shape_variants"]}
+    assert {name: v["status"] for name, v in failed.items()} == {"S1": "failed", "S2": "failed"}
+    assert failed["S1"]["overrides"] == {"batch_size": 16} and failed["S1"]["eval_status"] == "runtime_error"
+
+
+def test_a_constant_folded_at_construction_is_judged_on_the_values_it_folded(records):
+    record = records["19_3"]
+    assert record["eval_status"] == "correct"
+    assert record["metadata"]["perturbed_parameters"]["status"] == "failed"
+
+
+def test_a_weight_restructured_at_construction_follows_the_construction_seed(records):
+    record = records["23_0"]
+    assert record["eval_status"] == "correct"
+    d5 = record["metadata"]["perturbed_parameters"]
+    assert d5["status"] == "passed" and d5["perturbed"] == [] and d5["unmatched_parameters"] == []
+    assert variants(record) == {"S1": "passed", "S2": "passed"}
