@@ -168,3 +168,18 @@ def test_a_weight_restructured_at_construction_follows_the_construction_seed(rec
     d5 = record["metadata"]["perturbed_parameters"]
     assert d5["status"] == "passed" and d5["perturbed"] == [] and d5["unmatched_parameters"] == []
     assert variants(record) == {"S1": "passed", "S2": "passed"}
+
+
+def test_the_leaderboard_gates_on_d5_and_shapes_only_when_asked():
+    from kernelbench_verified.leaderboard.scoring import Setting, generalises, robustness_gate
+
+    def record(d5, shapes):
+        return {"metadata": {"perturbed_parameters": {"status": d5},
+                             "shape_variants": [{"case": f"S{i}", "status": s} for i, s in enumerate(shapes, 1)]}}
+
+    plain, gated = Setting(True), Setting(True, d5_gate=True, shape_gate=True)
+    assert robustness_gate(record("failed", ["failed"]), plain) is None  # D1-D4 stay upstream's definition
+    assert robustness_gate(record("unchecked", []), gated) == "D5 unchecked (perturbed parameters)"
+    assert robustness_gate(record("not_applicable", ["passed", "not_applicable"]), gated) is None
+    assert robustness_gate(record("passed", ["passed", "failed"]), gated) == "a shape variant failed"
+    assert generalises(record("passed", ["not_applicable"])) is None

@@ -41,6 +41,8 @@ class Options:
     bf16_tolerance: float | None = None
     bootstrap_resamples: int = 2000
     review_speedup: float | None = 10.0
+    d5_gate: bool = False
+    shape_gate: bool = False
 
 
 def build_report(options: Options) -> tuple[dict, dict, list[str]]:
@@ -69,7 +71,8 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
         baseline = main_baseline if precision == "fp32" else _optional_baseline(options, baseline_name, warnings)
         if baseline is None:
             continue
-        setting = Setting(options.use_hidden_eval, tolerance, options.review_speedup, options.hardware)
+        setting = Setting(options.use_hidden_eval, tolerance, options.review_speedup, options.hardware,
+                          options.d5_gate, options.shape_gate)
         scored = [score_run(r, baseline, set(degenerate.get(r.run.level, {})), setting, warnings)
                   for r in _with_levels(results, baseline, required=precision == "fp32")]
         sections.append(_section(precision, baseline, setting, scored, options, sources, degenerate))
