@@ -51,7 +51,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--review_speedup", type=float, default=10.0,
                         help="list correct samples faster than this many times the baseline for review; 0: off "
                              "(default: %(default)s)")
-    return parser.parse_args(argv)
+    parser.add_argument("--d5_gate", action="store_true",
+                        help="a correct sample must also pass D5, perturbed parameters (default: D1-D4 only, upstream's "
+                             "definition; the page shows how many correct samples pass D5 beside it)")
+    parser.add_argument("--shape_gate", choices=("true", "false"), default="false",
+                        help="true: no shape variant of a correct sample may fail (default: %(default)s)")
+    args = parser.parse_args(argv)
+    args.shape_gate = args.shape_gate == "true"
+    return args
 
 
 def main(argv: list[str]) -> int:

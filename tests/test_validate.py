@@ -52,6 +52,22 @@ def test_pytest_counts_are_read_from_its_closing_line():
     assert gpu_tests.counts("no tests ran")["passed"] == 0
 
 
+def test_references_figures_count_d5_and_shape_variants_and_name_failures():
+    problems = list_problems(1, TINY / "KernelBench")[:2]
+    variant = {"case": "S1", "overrides": {"batch_size": 8}}
+    records = {f"{problems[0].pid}_0": {"eval_status": "correct", "runtime": 1.0, "metadata": {
+        "perturbed_parameters": {"status": "passed"},
+        "shape_variants": [dict(variant, status="passed"), dict(variant, case="S2", status="not_applicable")]}},
+               f"{problems[1].pid}_0": {"eval_status": "correct", "runtime": 1.0, "metadata": {
+        "perturbed_parameters": {"status": "failed", "reason": "3 of 9 values outside"},
+        "shape_variants": [dict(variant, status="failed", reason="shape mismatch")]}}}
+    level = references.section({1: references.level_figures(1, records, {}, problems)})["levels"]["1"]
+    assert level["d5"] == {"passed": 1, "failed": 1}
+    assert level["shape_variants"] == {"passed": 1, "not_applicable": 1, "failed": 1}
+    assert level["robustness_failed"] == [f"L1/{problems[1].pid} S1 {{'batch_size': 8}}: shape mismatch",
+                                          f"L1/{problems[1].pid} D5: 3 of 9 values outside"]
+
+
 def test_references_figures_count_rejections_withheld_times_and_identical_codes_spread(tmp_path):
     problems = list_problems(1, TINY / "KernelBench")[:3]
     first, second, third = problems
@@ -70,6 +86,8 @@ def test_references_figures_count_rejections_withheld_times_and_identical_codes_
     assert found["harness_seconds"] == {f"L1/{first.pid}": pytest.approx(2.8)}  # 3 s less 100 calls of 2 ms
     level = references.section({1: found})["levels"]["1"]
     assert level["evaluated"] == 1 and level["identical_code"]["geomean"] == 1.1
+    assert level["d5"] == {} and level["robustness_failed"] == []
+
     # The bounds file: measured problems replace their entries, others stay; digests of today's files.
     bounds = tmp_path / "X.json"
     bounds.write_text(json.dumps({"speedups": {"L1/99": [0.9, 1.05], f"L1/{first.pid}": [3.0]},

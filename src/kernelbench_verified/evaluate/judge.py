@@ -252,6 +252,10 @@ class Judge:
         record = self._in_sandbox(job)
         if clock_doubts(record):
             record = self._judged_again(job, record)
+        if record["eval_status"] == "correct" and (job.get("perturb_parameters") or job.get("shape_variants")):
+            from . import robustness  # D5 and the shape variants, in sandboxes of their own (it imports this module)
+
+            record.update(robustness.evaluate(self, job))
         if warmed is not None:
             record["triton_cache"] = warmed
         record["eval_seconds"] = time.monotonic() - started
@@ -285,14 +289,15 @@ class Judge:
                                  **{key: first[key] for key in RETRY_KEPT if key in first}}
         return record
 
-    def _in_sandbox(self, job: dict) -> dict:
-        """One conversation in a fresh sandbox (a spare when one is alive); the sandbox is gone after."""
+    def _in_sandbox(self, job: dict, steps=None) -> dict:
+        """One conversation in a fresh sandbox (a spare when one is alive), through Conversation.run
+        unless other `steps` (a function of the conversation) are given; the sandbox is gone after."""
         sandbox = self._live_spare() or start_sandbox(self.child_env, self.settings.get("jail"))
         while len(self._spare) < self.num_spares:
             self._spare.append(start_sandbox(self.child_env, self.settings.get("jail")))
         record = {"eval_status": None, "cases": []}
         try:
-            self._run_sandbox(job, sandbox, record)
+            self._run_sandbox(job, sandbox, record, steps or Conversation.run)
         finally:
             sandbox.close()
             give_back_memory(self.device)
@@ -338,11 +343,11 @@ class Judge:
             sandbox.discard()
         return None
 
-    def _run_sandbox(self, job: dict, sandbox: Sandbox, record: dict) -> None:
+    def _run_sandbox(self, job: dict, sandbox: Sandbox, record: dict, steps) -> None:
         deadline = time.monotonic() + job["timeout"]
         conversation = Conversation(self, job, sandbox, deadline, record)
         try:
-            conversation.run()
+            steps(conversation)
         except SampleFailed as failed:
             record.update(eval_status=failed.status, **failed.details)
         except ChannelTimeout:

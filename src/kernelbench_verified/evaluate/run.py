@@ -88,6 +88,8 @@ def settings_from_config(cfg: DictConfig) -> dict:
         "sandbox": require_choice(cfg, "sandbox", ("jail", "none")),
         "jail": jail_limits(cfg),
         "input_salt": str(cfg.input_salt) if cfg.input_salt is not None else secrets.token_hex(16),
+        **{key: bool(cfg.use_hidden_tests if cfg.get(key) is None else cfg[key])
+           for key in ("perturb_parameters", "shape_variants")},
         "torch_pch": {},  # set by use_precompiled_header
     }
 

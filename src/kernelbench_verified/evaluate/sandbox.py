@@ -13,7 +13,9 @@ the floor under any honest call's time. From then on the process only answers th
 (buffers the judge fills, on CUDA), "call" (run the model on these inputs, hand back the outputs),
 "memory", "timing", then per timed call an "arm" (finish the last call's work, give back any persisting
 L2) and a "trial" (run on inputs the judge wrote, and L2 it flushed, just before; raw event time back),
-"end". It never sees a hidden test, a seed, a scale or the name of a case, and it decides
+"end"; in a robustness sandbox (evaluate/robustness.py) "fresh" (a new model, from the judge's
+arguments and construction seed) and "perturb" (D5's values set into it) before its "call". It never
+sees a hidden test, a seed of inputs, a scale or the name of a case, and it decides
 nothing: the judge compares, computes statistics and records.
 Everything it says is checked by the judge, which treats this process as hostile.
 """
@@ -42,6 +44,7 @@ from .channel import Channel
 from .timeline import TimelineSlots
 from .transport import DTYPES, export_values, import_values, release_exports
 from ..measure.timing import TrialTools, peak_memory, precision_flags, set_tf32_mode, timed_call
+from ..problems import perturbation
 from ..problems.inputs import PRECISIONS, construct_model
 from ..problems.load import load_module
 
@@ -264,6 +267,20 @@ class Session:
             payload += input_bytes
         self.channel.send(reply, payload)
 
+    def fresh(self, message: dict) -> None:
+        """A new ModelNew, built from the judge's arguments under its seed, for a robustness case of its
+        own (robustness.py); the previous model goes first. Answers with its floating-point tensors."""
+        self.model = None
+        init_args = import_values(message["init_args"])
+        self.model = construct_model(self.model_cls, init_args, message["seed"], self.device,
+                                     PRECISIONS[self.job["precision"]])
+        self.channel.send({"event": "fresh", "tensors": perturbation.describe(self.model)})
+
+    def perturb(self, message: dict) -> None:
+        """D5: the judge's values set into the fresh model's tensors of those names, before its first call."""
+        perturbation.apply_values(self.model, dict(zip(message["names"], self._inputs(message))))
+        self.channel.send({"event": "perturbed"})
+
     def memory(self, message: dict) -> None:
         inputs = self._inputs(message)
         with torch.no_grad():
@@ -416,7 +433,10 @@ def run(job: dict, channel: Channel) -> None:
         _error(channel, _status_for(exc), exc, phase="init")
         return
     session = Session(job, channel, model)
-    if serve(session, ("alloc", "call", "memory", "timing", "arm", "trial"), until="end") != "error":
+    session.model_cls = model_cls
+    ops = ("alloc", "call", "fresh", "perturb") if job["mode"] == "robustness" else \
+        ("alloc", "call", "memory", "timing", "arm", "trial")
+    if serve(session, ops, until="end") != "error":
         session.end()  # after "end" or any request out of place, which the judge then sees as one
 
 

@@ -42,6 +42,8 @@ class Options:
     bf16_tolerance: float | None = None
     bootstrap_resamples: int = 2000
     review_speedup: float | None = 10.0
+    d5_gate: bool = False
+    shape_gate: bool = False
 
 
 def build_report(options: Options) -> tuple[dict, dict, list[str]]:
@@ -76,7 +78,8 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
         results = [r for r in loaded if r.run.precision == precision]
         if not results:
             continue
-        setting = Setting(options.use_hidden_eval, tolerance, options.review_speedup, options.hardware)
+        setting = Setting(options.use_hidden_eval, tolerance, options.review_speedup, options.hardware,
+                          options.d5_gate, options.shape_gate)
         scored = [score_run(r, baseline, excluded_of_run(r.run, excluded), setting, warnings)
                   for r, baseline in _with_baselines(results, baselines, baseline_name, warnings)]
         if scored:

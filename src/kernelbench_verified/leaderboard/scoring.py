@@ -35,6 +35,8 @@ class Setting:
     tolerance: float | None = None
     review_speedup: float | None = 10.0  # correct samples faster than this are listed for review
     hardware: str | None = None  # for the memory roofline floor (roofline.PEAK_BANDWIDTH)
+    d5_gate: bool = False      # D5 (perturbed parameters) must pass too: not by default, so D1-D4 stay upstream's
+    shape_gate: bool = False   # no shape variant may fail
 
 
 @dataclass(frozen=True)
@@ -225,11 +227,36 @@ def _verdict(standard: dict | None, judged: dict | None, setting: Setting, repor
             correct, status = True, (f"correct by upstream's tolerance rule: failed standard trials only, each "
                                      f"by less than {setting.tolerance:g}")
             report.upstream_lifted += 1
+    if correct and (why := robustness_gate(judged, setting)):
+        correct, status = False, why
     status += _review_notes(judged)
     runtime = _runtime(judged)
     memory = judged.get("peak_memory", -1)
     return Verdict(compiled, correct, runtime if runtime > 0 else float("nan"),
                    int(memory) if isinstance(memory, (int, float)) else -1, status, record_method(judged))
+
+
+def d5_passes(record: dict) -> bool:
+    """D5 passed, or had nothing to perturb; unchecked (reference parameters without a counterpart),
+    failed or not run do not pass."""
+    return (record.get("metadata", {}).get("perturbed_parameters") or {}).get("status") in ("passed", "not_applicable")
+
+
+def generalises(record: dict) -> bool | None:
+    """Whether every shape variant that applied passed; None where none applied (or none ran)."""
+    statuses = [v.get("status") for v in record.get("metadata", {}).get("shape_variants") or []]
+    ran = [s for s in statuses if s in ("passed", "failed", "not_run")]
+    return all(s == "passed" for s in ran) if ran else None
+
+
+def robustness_gate(record: dict, setting: Setting) -> str | None:
+    """Why a correct record fails the gates the setting adds (d5_gate, shape_gate), or None."""
+    if setting.d5_gate and not d5_passes(record):
+        status = (record.get("metadata", {}).get("perturbed_parameters") or {}).get("status", "not run")
+        return f"D5 {status} (perturbed parameters)"
+    if setting.shape_gate and generalises(record) is False:
+        return "a shape variant failed"
+    return None
 
 
 def _runtime(record: dict | None) -> float:

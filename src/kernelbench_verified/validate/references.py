@@ -36,7 +36,8 @@ def timed_seconds(record: dict) -> float:
 def level_figures(level: int, records: dict, baseline: dict, problems: list[Problem]) -> dict:
     """Per problem of one level: identical code's speedup, or why it has none (a rejection, a withheld
     time), whether its time was doubted once, and the harness's seconds beyond the timed work."""
-    found = {"speedups": {}, "rejected": [], "withheld": [], "doubted_once": [], "harness_seconds": {}}
+    found = {"speedups": {}, "rejected": [], "withheld": [], "doubted_once": [], "harness_seconds": {},
+             "d5": {}, "shape_variants": {}, "robustness_failed": []}
     for problem in problems:
         name, record = f"L{level}/{problem.pid}", records.get(f"{problem.pid}_0")
         if record is None:
@@ -46,6 +47,7 @@ def level_figures(level: int, records: dict, baseline: dict, problems: list[Prob
             found["doubted_once"].append(name)
         if meta.get("eval_seconds") is not None:
             found["harness_seconds"][name] = round(meta["eval_seconds"] - timed_seconds(record), 4)
+        count_robustness(found, name, meta)
         if record["eval_status"] != "correct":
             why = meta.get("failed_case") or (meta.get("error") or "").strip().splitlines()[-1:] or [""]
             found["rejected"].append(f"{name} {record['eval_status']}: {str(why if isinstance(why, str) else why[0])[:160]}")
@@ -54,6 +56,20 @@ def level_figures(level: int, records: dict, baseline: dict, problems: list[Prob
         elif problem.filename in baseline and baseline[problem.filename].get("mean", -1) > 0:
             found["speedups"][name] = round(baseline[problem.filename]["mean"] / record["runtime"], 5)
     return found
+
+
+def count_robustness(found: dict, name: str, meta: dict) -> None:
+    """Identical code's D5 and shape variants, counted by status; a failed one named (none may fail)."""
+    d5 = (meta.get("perturbed_parameters") or {}).get("status")
+    if d5:
+        found["d5"][d5] = found["d5"].get(d5, 0) + 1
+    for variant in meta.get("shape_variants") or []:
+        found["shape_variants"][variant["status"]] = found["shape_variants"].get(variant["status"], 0) + 1
+        if variant["status"] == "failed":
+            found["robustness_failed"].append(f"{name} {variant['case']} {variant['overrides']}: "
+                                              f"{str(variant.get('reason'))[:120]}")
+    if d5 == "failed":
+        found["robustness_failed"].append(f"{name} D5: {str((meta['perturbed_parameters']).get('reason'))[:120]}")
 
 
 def spread(speedups: dict) -> dict:
@@ -78,6 +94,8 @@ def section(levels: dict[int, dict]) -> dict:
             "evaluated": len(harness) or len(found["speedups"]) + len(found["rejected"]) + len(found["withheld"]),
             "rejected": found["rejected"], "withheld": found["withheld"], "doubted_once": found["doubted_once"],
             "identical_code": spread(found["speedups"]),
+            "d5": found.get("d5", {}), "shape_variants": found.get("shape_variants", {}),
+            "robustness_failed": found.get("robustness_failed", []),
             "harness_seconds_median": round(statistics.median(harness), 3) if harness else None}
     return result
 

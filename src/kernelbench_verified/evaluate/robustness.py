@@ -1,0 +1,174 @@
+"""Cases beyond the hidden distributions, judged after a sample is found correct: D5, perturbed parameters
+(problems/perturbation.py), and the shape variants S1, S2 (problems/shape_variants.py).
+
+They run in sandboxes of their own, after the sample's own conversation has ended, so nothing they do
+(a fresh model, a compilation for another shape, a kernel that crashes on a shape it was not written for)
+touches the sample's verdict, its time or its audits; each is recorded beside the cases as passed,
+failed or not applicable, and the leaderboard decides whether any of them gates correctness. Each
+case builds a fresh ModelNew in the sandbox (`fresh`), so the model's first call comes after the
+perturbation and caches a kernel builds lazily are built from the values it is judged on. A sandbox that
+a case ends (an error, a crash) fails that case; the cases after it run in a new sandbox.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+from pathlib import Path
+
+import torch
+
+from .channel import ProtocolViolation
+from .transport import export_values, payload_bound
+from ..measure.correctness import ReferenceError, check_reference, compare_outputs
+from ..problems import perturbation
+from ..problems.inputs import PRECISIONS, Case, call_seed, case_inputs, construct_model, derived_seed, init_arguments
+from ..problems.load import load_module, source_sha256
+from ..problems.shape_variants import derive_variants, variant_module
+
+MODE = "robustness"
+# Cases of one sample: D5 and at most two shape variants. A sandbox a case ended is replaced at most
+# this often, so a kernel that crashes on every case costs as many sandboxes as it has cases.
+MAX_SANDBOXES = 3
+
+
+@lru_cache(maxsize=64)
+def _variants(path: str, digest: str) -> tuple[list, list]:
+    """A problem's shape variants, derived once per problem file's content in this judge."""
+    kept, dropped = derive_variants(path)
+    return [v.to_dict() for v in kept], dropped
+
+
+def planned_cases(job: dict) -> tuple[list[dict], list[dict]]:
+    """(cases to run, shape variants dropped when they were derived) for the job's settings."""
+    cases = [{"case": perturbation.CASE_NAME}] if job.get("perturb_parameters") else []
+    dropped = []
+    if job.get("shape_variants"):
+        kept, dropped = _variants(job["problem_path"], source_sha256(Path(job["problem_path"])))
+        cases += [{"case": v["name"], "overrides": v["overrides"], "description": v["description"]} for v in kept]
+    return cases, dropped
+
+
+def evaluate(judge, job: dict) -> dict:
+    """The robustness cases of a correct sample, as fields of its record."""
+    started = time.monotonic()
+    cases, dropped = planned_cases(job)
+    done: list[dict] = []
+    for _ in range(MAX_SANDBOXES):
+        pending = cases[len(done):]
+        if not pending:
+            break
+        record = judge._in_sandbox(dict(job, mode=MODE, robustness_cases=pending), run)
+        done += record["cases"]
+        if record["eval_status"] != "done" and len(done) < len(cases):  # the case in progress ended the sandbox
+            done.append(dict(cases[len(done)], status="failed", eval_status=record["eval_status"],
+                             reason=str(record.get("error", ""))[:1000]))
+    done += [dict(case, status="not_run", reason="the sandboxes ran out") for case in cases[len(done):]]
+    return recorded(done, dropped, time.monotonic() - started)
+
+
+def recorded(done: list[dict], dropped: list[dict], seconds: float) -> dict:
+    """The record's fields: perturbed_parameters (D5), unmatched_parameters, shape_variants."""
+    fields = {"robustness_seconds": round(seconds, 3)}
+    variants = [d for d in done if d["case"] != perturbation.CASE_NAME]
+    variants += [{"case": d["name"], "overrides": d["overrides"], "status": "not_applicable",
+                  "reason": f"dropped when derived: {d['reason']}"} for d in dropped]
+    fields["shape_variants"] = sorted(variants, key=lambda v: v["case"])
+    for case in done:
+        if case["case"] == perturbation.CASE_NAME:
+            fields["perturbed_parameters"] = case
+            fields["unmatched_parameters"] = case.get("unmatched_parameters", [])
+    return fields
+
+
+def run(conv) -> None:
+    """One sandbox's share of the robustness cases, as the steps of a judge.Conversation `conv`: load
+    the kernel, then per case a fresh model, its inputs and one judged call."""
+    job = conv.job
+    conv.problem = load_module(job["problem_path"], "judge_problem")
+    conv.dtype = PRECISIONS[job["precision"]]
+    init_descs, payload = export_values(init_arguments(conv.problem, job["seed"], conv.device))
+    if payload:  # such a sample was never correct (judge.Conversation.run refuses it)
+        raise ProtocolViolation("get_init_inputs() returns CPU tensors, which cannot be sent")
+    conv.post({"job": conv.sandbox_job(init_descs)})
+    conv.expect("compiled")
+    conv.record["compiled"] = True
+    for case in job["robustness_cases"]:
+        judged = perturbed_case(conv) if case["case"] == perturbation.CASE_NAME else variant_case(conv, case)
+        conv.record["cases"].append(dict(case, **judged))
+    conv.post({"op": "end"})
+    conv.expect("bye")
+    conv.record["eval_status"] = "done"
+
+
+def perturbed_case(conv) -> dict:
+    salt, name = conv.job["input_salt"], perturbation.CASE_NAME
+    seed = perturbation.construction_seed(salt)
+    init_args = init_arguments(conv.problem, seed, conv.device)
+    reference = construct_model(conv.problem.Model, init_args, seed, conv.device, conv.dtype)
+    if not perturbation.floating_tensors(reference):
+        return {"status": "not_applicable", "reason": "the reference has no floating-point parameters or buffers"}
+    kernel_shapes = fresh_model(conv, init_args, seed)
+    plan = perturbation.plan_for(reference, kernel_shapes)
+    values = perturbation.drawn_values(reference, plan, salt)
+    perturbation.apply_values(reference, values)
+    inputs = case_inputs(Case(name, derived_seed(salt, name)), conv.problem, None, conv.device, conv.dtype)
+    try:
+        expected = reference_outputs(reference, inputs, call_seed(salt, name))
+    except ReferenceError as exc:
+        return {"status": "not_applicable", "reason": f"with its parameters perturbed {exc}"}
+    if values:
+        conv.request("perturb", list(values.values()), names=list(values))
+        conv.expect("perturbed")
+    verdict = judged_call(conv, name, inputs, expected)
+    status = "failed" if not verdict["passed"] else "unchecked" if plan.unmatched else "passed"
+    return dict(verdict, status=status, perturbed=sorted(values), unmatched_parameters=plan.unmatched)
+
+
+def variant_case(conv, case: dict) -> dict:
+    job, name = conv.job, case["case"]
+    module = variant_module(job["problem_path"], case["overrides"])
+    try:
+        init_args = init_arguments(module, job["seed"], conv.device)
+        reference = construct_model(module.Model, init_args, job["seed"], conv.device, conv.dtype)
+        inputs = case_inputs(Case(name, derived_seed(job["input_salt"], name)), module, None, conv.device, conv.dtype)
+        expected = reference_outputs(reference, inputs, call_seed(job["input_salt"], name))
+    except ReferenceError as exc:
+        return {"status": "not_applicable", "reason": str(exc)}
+    except Exception as exc:  # noqa: BLE001 - the reference's own construction or inputs at this shape
+        return {"status": "not_applicable", "reason": f"the reference raised {type(exc).__name__}: {exc}"[:500]}
+    fresh_model(conv, init_args, job["seed"])
+    verdict = judged_call(conv, name, inputs, expected)
+    return dict(verdict, status="passed" if verdict["passed"] else "failed")
+
+
+def fresh_model(conv, init_args: list, seed: int) -> dict[str, tuple]:
+    """Have the sandbox build a new ModelNew from `init_args` under `seed`; its floating tensors' shapes."""
+    descs, payload = export_values(init_args)
+    if payload:
+        raise ProtocolViolation("get_init_inputs() returns CPU tensors, which cannot be sent")
+    conv.send({"op": "fresh", "init_args": descs, "seed": seed})
+    try:
+        return perturbation.reported_shapes(conv.expect("fresh").get("tensors"))
+    except ValueError as exc:
+        raise ProtocolViolation(str(exc)) from None
+
+
+def judged_call(conv, name: str, inputs: list, expected: list) -> dict:
+    conv.request("call", inputs, rng_seed=call_seed(conv.job["input_salt"], name))
+    reply = conv.expect("output", payload_bound(expected + inputs))
+    outputs = conv.receive_outputs(reply)
+    return compare_outputs(expected, outputs, conv.judge.settings["atol"], conv.judge.settings["rtol"])
+
+
+def reference_outputs(model, inputs: list, seed: int) -> list:
+    """The reference's checked outputs on `inputs`, drawing its random numbers from `seed`."""
+    try:
+        torch.manual_seed(seed)
+        with torch.no_grad():
+            output = model(*inputs)
+    except Exception as exc:
+        raise ReferenceError(f"the reference raised {type(exc).__name__}: {exc}") from exc
+    outputs = list(output) if isinstance(output, (tuple, list)) else [output]
+    check_reference(outputs)
+    return outputs
