@@ -37,6 +37,7 @@ import torch
 from . import integrity
 from .build import TRITON_CACHE, trim_compiler_output
 from .launch import confine_to
+from .messages import Event, Op, SandboxMode
 from .pch import flag_set
 from .channel import Channel
 from .timeline import TimelineSlots
@@ -44,6 +45,7 @@ from .transport import DTYPES, export_values, import_values, release_exports
 from ..measure.timing import TrialTools, peak_memory, precision_flags, set_tf32_mode, timed_call
 from ..problems.inputs import PRECISIONS, construct_model
 from ..problems.load import load_module
+from ..verdicts import Status
 
 # The largest CPU payload (inputs) the judge may send in one message.
 MAX_INPUT_PAYLOAD = 1 << 36
@@ -139,18 +141,18 @@ def probe_builds(kernel, job: dict) -> None:
         pass
 
 
-def _status_for(exc: BaseException) -> str:
+def _status_for(exc: BaseException) -> Status:
     if isinstance(exc, torch.OutOfMemoryError):
-        return "out_of_memory"
+        return Status.OUT_OF_MEMORY
     text = str(exc)
     if "CUDA error" in text or "cudaError" in text or "illegal memory access" in text:
-        return "cuda_error"
-    return "runtime_error"
+        return Status.CUDA_ERROR
+    return Status.RUNTIME_ERROR
 
 
 def _error(channel: Channel, status: str, exc: BaseException, **extra) -> None:
     message = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    channel.send({"event": "error", "status": status, "message": message[-4000:], **extra})
+    channel.send({"event": Event.ERROR, "status": status, "message": message[-4000:], **extra})
 
 
 def _seed_rng(message: dict) -> None:
@@ -173,7 +175,7 @@ def _load_kernel(job: dict, channel: Channel):
     try:
         return load_module(path, f"kernel_{job['build_key'][:12]}")
     except CompileFailure as exc:
-        channel.send({"event": "error", "status": "compile_error", "message": "extension build failed",
+        channel.send({"event": Event.ERROR, "status": Status.COMPILE_ERROR, "message": "extension build failed",
                       "compiler_output": trim_compiler_output(str(exc))})
     except BaseException as exc:  # a syntax error or any failure while importing the file
         _error(channel, "load_error", exc)
@@ -209,7 +211,7 @@ class Session:
             torch.cuda.empty_cache()
         self.buffers_given = [torch.empty(s["shape"], dtype=DTYPES[s["dtype"]], device=self.device)
                               if "shape" in s else s.get("value") for s in message["specs"]]
-        self.channel.send({"event": "buffers", "buffers": export_values(self.buffers_given)[0]})
+        self.channel.send({"event": Event.BUFFERS, "buffers": export_values(self.buffers_given)[0]})
 
     def held(self) -> list:
         """The buffers the judge still maps: the last ones it asked for and the timed phase's."""
@@ -231,7 +233,7 @@ class Session:
         descs, payload = export_values(outputs)
         # Only a report against itself: on the CPU the judge cannot see this process's memory (on CUDA
         # it checks the addresses itself), and an honest kernel that aliases its input fails either way.
-        reply = {"event": "output", "outputs": descs,
+        reply = {"event": Event.OUTPUT, "outputs": descs,
                  "aliases_input": any(f.startswith("output_aliases_input") for f in output_flags)}
         if self.device.type != "cuda":  # the judge checks that the call left its inputs as they were
             reply["inputs_after"], input_bytes = export_values(inputs)
@@ -245,7 +247,7 @@ class Session:
         inputs = self._inputs(message)
         with torch.no_grad():
             stats = peak_memory(lambda: self.model(*inputs), self.device)
-        self.channel.send({"event": "memory", "stats": stats})
+        self.channel.send({"event": Event.MEMORY, "stats": stats})
 
     def timing(self, message: dict) -> None:
         """Keep the judge's input buffers; each trial then reads what the judge wrote into them. Every
@@ -255,7 +257,7 @@ class Session:
         self.buffers = self._inputs(message)
         self.tools = TrialTools(self.device, flush_l2=False)  # the judge flushes L2, after writing the inputs
         self.threads_before = len(integrity.STARTED_THREADS)
-        reply = {"event": "ready"}
+        reply = {"event": Event.READY}
         if self.device.type == "cuda" and message.get("outputs") is not None:  # the judge times on the GPU (timeline.py)
             self.timeline = TimelineSlots(self.device, message["outputs"], DTYPES, self.layouts)
             reply["slots"], reply["words"] = export_values(self.timeline.slots)[0], export_values([self.timeline.words])[0]
@@ -266,7 +268,7 @@ class Session:
         clock's window but is not the call (the previous outputs' exports went in serve)."""
         _seed_rng(message)
         self.tools.prepare()
-        self.channel.send({"event": "armed", "l2_reset": self.tools.last_reset})
+        self.channel.send({"event": Event.ARMED, "l2_reset": self.tools.last_reset})
         self.armed = self.device.type == "cuda"
 
     def trial(self, message: dict) -> None:
@@ -277,16 +279,16 @@ class Session:
         if self.timeline is not None:
             with torch.no_grad():
                 ms = self.timeline.call(lambda: self.model(*self.buffers), message.get("mark"), self.tools)
-            self.channel.send({"event": "trial", "ms": ms})
+            self.channel.send({"event": Event.TRIAL, "ms": ms})
             return
         with torch.no_grad():
             output, ms = timed_call(lambda: self.model(*self.buffers), self.device, self.tools)
-        send_reply(self.channel, {"event": "trial", "ms": ms}, _flatten(output))
+        send_reply(self.channel, {"event": Event.TRIAL, "ms": ms}, _flatten(output))
 
     def end(self) -> None:
         self.flags += integrity.threads_started_since(getattr(self, "threads_before", len(integrity.STARTED_THREADS)))
         self.flags += [f"harness_patched: {name}" for name in integrity.replaced_since(self.job["watched"])]
-        self.channel.send({"event": "bye", "precision_flags": precision_flags(), "reports": sorted(set(self.flags)),
+        self.channel.send({"event": Event.BYE, "precision_flags": precision_flags(), "reports": sorted(set(self.flags)),
                            "builds": BUILDS})
 
 
@@ -300,7 +302,7 @@ def calibrate(job: dict, channel: Channel, device: torch.device) -> None:
     model = construct_model(reference.Model, import_values(job["init_args"]), job["seed"], device,
                             PRECISIONS[job["precision"]])
     session = Session(job, channel, model)
-    if serve(session, ("alloc", "timing", "arm", "trial"), until="load") != "load":
+    if serve(session, (Op.ALLOC, Op.TIMING, Op.ARM, Op.TRIAL), until=Op.LOAD) != Op.LOAD:
         raise RuntimeError("the judge's calibration did not end with load")
     # The most GPU memory the reference's calibration took in this process, still the harness's own: the
     # judge's measure of what the problem needs, when a kernel later runs out of memory beside it.
@@ -310,7 +312,7 @@ def calibrate(job: dict, channel: Channel, device: torch.device) -> None:
     if device.type == "cuda":
         release_exports([])
         torch.cuda.empty_cache()
-    channel.send({"event": "empty_calls", "ms": empty_call_times(device), "reference_peak_bytes": peak})
+    channel.send({"event": Event.EMPTY_CALLS, "ms": empty_call_times(device), "reference_peak_bytes": peak})
 
 
 def empty_call_times(device: torch.device) -> list[float]:
@@ -322,7 +324,7 @@ def empty_call_times(device: torch.device) -> list[float]:
     return times[EMPTY_CALLS:]
 
 
-def serve(session: "Session", ops: tuple, until: str) -> str | None:
+def serve(session: "Session", ops: tuple, until: Op) -> str | None:
     """Answer the judge's requests in `ops` until `until` arrives (returned) or another one does
     (None); a request that raises sends its error and returns "error"."""
     while True:
@@ -332,7 +334,7 @@ def serve(session: "Session", ops: tuple, until: str) -> str | None:
         op = message.get("op")
         # A new request: the judge has dropped the previous outputs' mappings. Not on "trial", which
         # follows "arm" (where they went) inside the judge's clock.
-        if session.device.type == "cuda" and op != "trial":
+        if session.device.type == "cuda" and op != Op.TRIAL:
             release_exports(session.held())
         if op == until:
             return op
@@ -366,7 +368,7 @@ def run(job: dict, channel: Channel) -> None:
         # core, so the same call took 0.03 ms or 6 ms. Baselines are timed here too: both sides alike.
         torch.set_num_threads(1)
     dtype = PRECISIONS[job["precision"]]
-    if job["mode"] == "eval":
+    if job["mode"] == SandboxMode.EVAL:
         calibrate(job, channel, device)
     if job.get("timed_cpu") is not None:
         confine_to(spread)  # until "timing" moves every thread back to the timed CPU
@@ -376,14 +378,15 @@ def run(job: dict, channel: Channel) -> None:
     kernel = _load_kernel(job, channel)
     if kernel is None:
         return
-    if job["mode"] == "compile":
+    if job["mode"] == SandboxMode.COMPILE:
         probe_builds(kernel, job)
-    channel.send({"event": "compiled", "load_seconds": time.monotonic() - started, "builds": BUILDS})
-    if job["mode"] == "compile":
+    channel.send({"event": Event.COMPILED, "load_seconds": time.monotonic() - started, "builds": BUILDS})
+    if job["mode"] == SandboxMode.COMPILE:
         return
     model_cls = getattr(kernel, "ModelNew", None)
     if not isinstance(model_cls, type):
-        channel.send({"event": "error", "status": "load_error", "message": "the kernel file defines no ModelNew class"})
+        channel.send({"event": Event.ERROR, "status": Status.LOAD_ERROR,
+                      "message": "the kernel file defines no ModelNew class"})
         return
     try:
         init_args = import_values(job["init_args"])
@@ -392,7 +395,7 @@ def run(job: dict, channel: Channel) -> None:
         _error(channel, _status_for(exc), exc, phase="init")
         return
     session = Session(job, channel, model)
-    if serve(session, ("alloc", "call", "memory", "timing", "arm", "trial"), until="end") != "error":
+    if serve(session, (Op.ALLOC, Op.CALL, Op.MEMORY, Op.TIMING, Op.ARM, Op.TRIAL), until=Op.END) != "error":
         session.end()  # after "end" or any request out of place, which the judge then sees as one
 
 
@@ -404,7 +407,7 @@ def main() -> None:
         job["workdir"] = os.getcwd()
         run(job, channel)
     except BaseException as exc:  # anything unexpected is still reported, never a silent exit
-        _error(channel, "runtime_error", exc, phase="harness")
+        _error(channel, Status.RUNTIME_ERROR, exc, phase="harness")
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)  # skip interpreter teardown: kernel-started threads must not keep the process alive
