@@ -21,7 +21,7 @@ def measure(gpu: int, gib: float, trials: int, barrier, results) -> None:
     os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu)
     import torch
 
-    from kernelbench_verified.evaluate.judge import pci_address
+    from kernelbench_verified.evaluate.record import pci_address
     from kernelbench_verified.measure.timing import time_function
 
     device = torch.device("cuda:0")

@@ -372,7 +372,8 @@ def test_a_script_without_sweeps_refuses_m_and_unknown_options_in_one_line(monke
 
 @pytest.mark.parametrize("script, default", [("generate_leaderboard.py", "(default: baseline_time_torch_tf32)"),
                                              ("generate_hidden_inputs.py", "(default: auto)"),
-                                             ("validate_problems.py", "(default: results/problems)")])
+                                             ("validate_problems.py", "(default: results/problems)"),
+                                             ("compare_verdicts.py", "(default: none)")])
 def test_argparse_scripts_answer_help_with_purpose_and_defaults_without_torch(script, default):
     result = run_without_torch(ROOT / "scripts" / script, "--help")
     assert result.returncode == 0, result.stderr[-2000:]

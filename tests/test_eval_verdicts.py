@@ -254,7 +254,7 @@ def test_memory_the_judge_itself_cannot_get_is_a_harness_error(tmp_path):
 
 def test_the_reference_cache_never_takes_more_than_a_tenth_of_the_gpu():
     """On an 80 GB H100 the 16 GiB default left three level-1 problems short of memory (harness_error)."""
-    from kernelbench_verified.evaluate.judge import reference_cache_bytes
+    from kernelbench_verified.evaluate.cases import reference_cache_bytes
 
     assert reference_cache_bytes(16, None) == 16 << 30  # the CPU: as configured
     assert reference_cache_bytes(16, 80 * 10**9) == 8 * 10**9  # an H100: a tenth of its memory
@@ -286,7 +286,7 @@ def test_a_kernel_is_evaluated_while_other_kernels_still_build(tmp_path, monkeyp
             if self.waiting:
                 self.held += super().finished(timeout=0)
             if not self.released:  # 1_0 first, whichever build ends first
-                first = [item for item in self.held if item[2]["key"] == "1_0"]
+                first = [item for item in self.held if item[2].key == "1_0"]
                 if first:
                     self.held.remove(first[0])
                     self.released = 1

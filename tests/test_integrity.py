@@ -9,7 +9,8 @@ import torch
 
 from conftest import load_config, make_run, tiny_overrides
 from kernelbench_verified.evaluate.run import evaluate_run
-from kernelbench_verified.evaluate.judge import NUM_AUDITS, RETRIED_CLOCK_FLAGS, SLACKS, catches_from, timing_flags
+from kernelbench_verified.evaluate.cases import NUM_AUDITS
+from kernelbench_verified.evaluate.clock import RETRIED_CLOCK_FLAGS, SLACKS, catches_from, timing_flags
 
 BATCH = {(1, 0): "relu_correct", (1, 1): "relu_patches_timer", (1, 2): "relu_in_place",
          (1, 3): "relu_background_thread", (1, 4): "relu_tensor_subclass", (1, 5): "relu_zeroes_input",
@@ -153,7 +154,10 @@ def test_a_sample_the_calibrated_clock_doubts_is_judged_again_and_the_second_rec
     whose record stands; the first attempt's flags and raw figures stay in it. So is one whose waits a
     host turned busy stalled (in CI, a Ray node starting beside a 3-call baseline of L1/1's reference).
     Any other flag, or a failure, is final at once."""
-    from kernelbench_verified.evaluate.judge import Judge, clock_doubts
+    from types import SimpleNamespace
+
+    from kernelbench_verified.evaluate.clock import clock_doubts
+    from kernelbench_verified.evaluate.judge import Judge
 
     doubted = {"eval_status": "correct", "integrity": ["timing_below_judge_clock: ..."], "judge_clock_gap_ms": 0.147,
                "judge_trials_ms": {"reported": [1.4]}, "cases": []}
@@ -167,8 +171,8 @@ def test_a_sample_the_calibrated_clock_doubts_is_judged_again_and_the_second_rec
         judge = Judge.__new__(Judge)  # only evaluate()'s own logic: the sandboxes are scripted
         judge.device, judge.timed_cpu = torch.device("cpu"), None
         queue = list(records)
-        judge._in_sandbox = lambda job: dict(queue.pop(0))
-        record = judge.evaluate({"mode": "eval"})
+        judge._in_sandbox = lambda job, mode: dict(queue.pop(0))
+        record = judge.evaluate(SimpleNamespace(warm_triton=False))
         return record, len(queue)
 
     clean = {"eval_status": "correct", "integrity": [], "judge_clock_gap_ms": 0.001, "cases": []}
@@ -182,13 +186,15 @@ def test_a_sample_the_calibrated_clock_doubts_is_judged_again_and_the_second_rec
     assert left == 1 and "clock_retry" not in record
 
 
-def test_the_gpu_clocks_slack_is_fitted_to_the_calibrations_of_the_machine():
+def test_the_gpu_clocks_slack_is_fitted_to_the_calibrations_of_the_machine(monkeypatch):
     """The ms term of the GPU clock's slack follows how far the two halves of the reference's calibration
     phases lie apart on this machine (trusted: no kernel has loaded yet), between a floor and SLACKS'."""
     from collections import deque
+    from types import SimpleNamespace
 
-    from kernelbench_verified.evaluate.judge import (FITTED_FROM, NOISE_FLOOR_MS, Conversation, Judge, Trials,
-                                                     calibration_drift, fitted_slack)
+    from kernelbench_verified.evaluate import timed
+    from kernelbench_verified.evaluate.clock import (FITTED_FROM, NOISE_FLOOR_MS, ClockFit, calibration_drift,
+                                                     fitted_slack)
 
     assert calibration_drift([0.30] * 10 + [0.36] * 10) == pytest.approx(0.06)
     assert calibration_drift([0.30] * 9) is None  # too few calls to split
@@ -207,22 +213,24 @@ def test_the_gpu_clocks_slack_is_fitted_to_the_calibrations_of_the_machine():
     assert timing_flags(stats, [0.46] * 100, [0.5 + 0.1] * 100, calibration, default) == []
 
     # The judge collects each calibration's drift as it runs and checks with the fit (GPU clock only).
-    judge = Judge.__new__(Judge)
-    judge.calibration_drifts = deque([0.004] * (FITTED_FROM - 1), maxlen=500)
-    assert judge.clock_slack("gpu_timeline") == default and judge.clock_slack("host") == SLACKS["host"]
-    conversation = Conversation.__new__(Conversation)
-    conversation.judge, conversation.device, conversation.record = judge, torch.device("cpu"), {}
-    trials = Trials(reported=[0.5] * 20, waited=[0.6] * 10 + [0.605] * 10)
-    conversation.start_timing = lambda like: ([], object())  # a GPU clock
-    conversation.run_trials = lambda *args, **kwargs: trials
-    conversation.post = lambda message: None
-    conversation.expect_empty_calls = lambda: [0.016] * 20
-    conversation.calibrate(None)
-    assert list(judge.calibration_drifts)[-1] == pytest.approx(0.005)
-    assert judge.clock_slack("gpu_timeline") == quiet
-    conversation.start_timing = lambda like: ([], None)  # the host clock's calibrations are not its kind
-    conversation.calibrate(None)
-    assert len(judge.calibration_drifts) == FITTED_FROM
+    fit = ClockFit()
+    fit.calibration_drifts = deque([0.004] * (FITTED_FROM - 1), maxlen=500)
+    assert fit.slack("gpu_timeline") == default and fit.slack("host") == SLACKS["host"]
+    conversation = SimpleNamespace(clock_fit=fit, device=torch.device("cpu"), record={},
+                                   talk=SimpleNamespace(post=lambda message: None))
+    trials = timed.Trials(reported=[0.5] * 20, waited=[0.6] * 10 + [0.605] * 10)
+
+    def phase_on(clock):  # the trial phase, scripted: its clock and the trials it saw
+        return lambda conv, like: SimpleNamespace(clock=clock, run=lambda *args, **kwargs: trials)
+
+    monkeypatch.setattr(timed, "expect_empty_calls", lambda conv: [0.016] * 20)
+    monkeypatch.setattr(timed, "TrialPhase", phase_on(object()))  # a GPU clock
+    timed.calibrate(conversation, None)
+    assert list(fit.calibration_drifts)[-1] == pytest.approx(0.005)
+    assert fit.slack("gpu_timeline") == quiet
+    monkeypatch.setattr(timed, "TrialPhase", phase_on(None))  # the host clock's calibrations are not its kind
+    timed.calibrate(conversation, None)
+    assert len(fit.calibration_drifts) == FITTED_FROM
 
 
 def test_each_sample_records_how_large_a_fake_its_clock_would_catch():
@@ -251,14 +259,14 @@ def test_coarse_clock_check_holds_on_a_busy_host():
 
 def test_timed_calls_cover_every_scale_of_the_run_from_a_secret_start():
     from types import SimpleNamespace
-    from kernelbench_verified.evaluate.judge import Conversation
+    from kernelbench_verified.evaluate.cases import timing_case
 
     cases = [{"scale": 1.0}, {"scale": 1.0}, {"scale": 3.0}, {"scale": 0.01}, {"scale": -1.0},
              {"scale": 5.0, "hidden_index": 0}]  # an upstream-format hidden case has no scale of its own
     starts = set()
     for salt in ("a", "b", "c", "d", "e", "f"):
-        view = SimpleNamespace(job={"cases": cases, "input_salt": salt})
-        timed = [Conversation.timing_case(view, trial) for trial in range(20)]
+        job = SimpleNamespace(cases=cases, input_salt=salt)
+        timed = [timing_case(job, trial) for trial in range(20)]
         assert {c.scale for c in timed[:4]} == {-1.0, 0.01, 1.0, 3.0}  # any 4 consecutive calls cover all
         assert len({c.seed for c in timed}) == 20
         starts.add(timed[0].scale)
@@ -284,7 +292,7 @@ def test_each_audit_frees_its_copy_and_reference_outputs_before_the_next_runs():
     import weakref
     from types import SimpleNamespace
 
-    from kernelbench_verified.evaluate.judge import Conversation
+    from kernelbench_verified.evaluate.cases import audit
 
     def output(trial):
         return [torch.full((4,), float(trial))]
@@ -300,12 +308,10 @@ def test_each_audit_frees_its_copy_and_reference_outputs_before_the_next_runs():
         references.append(weakref.ref(outputs[0]))
         return outputs
 
-    conversation = Conversation.__new__(Conversation)
-    conversation.job = {"cases": [{"scale": 1.0}, {"scale": 2.0}], "input_salt": "ab"}
-    conversation.judge = SimpleNamespace(references=SimpleNamespace(run=run, inputs=lambda case: []),
-                                         settings={"atol": 1e-3, "rtol": 1e-3})
-    conversation.record = {}
-    conversation.audit(kept)
+    conversation = SimpleNamespace(job=SimpleNamespace(cases=[{"scale": 1.0}, {"scale": 2.0}], input_salt="ab"),
+                                   references=SimpleNamespace(run=run, inputs=lambda case: []),
+                                   tolerance={"atol": 1e-3, "rtol": 1e-3}, record={})
+    audit(conversation, kept)
     audited = [check["timed_trial"] for check in conversation.record["timed_checks"]]
     assert len(audited) == NUM_AUDITS and all(c["passed"] for c in conversation.record["timed_checks"])
     assert kept == {}
@@ -317,11 +323,13 @@ def test_the_timed_phase_knows_the_outputs_shapes_without_holding_an_output():
     """L1/38 on an 80 GB H100: the timed phase held a whole reference output (8 GiB) only
     for its shapes, and the kernel's process had no room left. With no budget to keep outputs, the
     reference runs once for a case's outline, which holds one element per output."""
-    from kernelbench_verified.evaluate.judge import References
+    from types import SimpleNamespace
+
+    from kernelbench_verified.evaluate.cases import References
     from kernelbench_verified.problems.inputs import Case
 
     refs, runs, case = References(budget_bytes=0), [], Case("timed_0", 7)
-    refs.reset("key", None, None, {"precision": "fp32"}, torch.device("cpu"))
+    refs.reset("key", None, None, SimpleNamespace(precision="fp32"), torch.device("cpu"))
     refs.inputs = lambda case: []
     refs.run = lambda case, inputs: runs.append(case.name) or [torch.ones(256, 64, dtype=torch.float64).t(), 3]
     outline = refs.outline(case)
@@ -338,7 +346,7 @@ def test_the_judge_names_the_large_tensors_it_holds_for_an_out_of_memory_record(
     """When the judge's own process runs out of GPU memory the record lists what it held (L1/34 on an
     80 GB H100 held seven tensors of 7 GiB, one of them unaccounted for): one entry per storage, named
     by its widest view, none under the threshold."""
-    from kernelbench_verified.evaluate.judge import large_tensors
+    from kernelbench_verified.evaluate.exchange import large_tensors
 
     held = torch.zeros(1031, 1021, dtype=torch.float64)
     view, small = held[:3], torch.zeros(1031, dtype=torch.float64)
@@ -367,10 +375,9 @@ def test_running_out_of_memory_in_the_harness_buffers_is_a_harness_error():
     the same answer to a call stays the kernel's."""
     from types import SimpleNamespace
 
-    from kernelbench_verified.evaluate.judge import Conversation, SampleFailed
+    from kernelbench_verified.evaluate.exchange import Exchange, SampleFailed
 
-    judge = SimpleNamespace(device="cuda:0")
-    conversation = Conversation(judge, {}, SimpleNamespace(channel=None), 0.0, {"compiled": True})
+    conversation = Exchange(SimpleNamespace(channel=None), 0.0, {"compiled": True}, "cuda:0")
     message = {"event": "error", "status": "out_of_memory", "message": "CUDA out of memory. Tried to allocate 16 GiB"}
     outcomes = {}
     for op in ("alloc", "call"):
@@ -391,20 +398,23 @@ def test_a_kernel_out_of_memory_where_the_reference_would_not_fit_beside_the_jud
     report stays the kernel's. Only the judge's own figures decide, not the error's text."""
     from types import SimpleNamespace
 
-    from kernelbench_verified.evaluate.judge import Conversation, SampleFailed
+    from kernelbench_verified.evaluate.exchange import Exchange, SampleFailed
+    from kernelbench_verified.evaluate.judge import Conversation
 
     gib = 1 << 30
     judge = SimpleNamespace(device="cuda:0", memory_held=lambda: (judge_gib * gib, 79 * gib))
-    conversation = Conversation(judge, {}, SimpleNamespace(channel=None), 0.0, {"compiled": True})
-    conversation.reference_peak, conversation.last_op = 25 * gib, "trial"
+    exchange = Exchange(SimpleNamespace(channel=None), 0.0, {"compiled": True}, "cuda:0")
+    conversation = Conversation.__new__(Conversation)  # only its judgement of the reference's memory
+    conversation.judge, exchange.crowded_out = judge, conversation.reference_crowded_out
+    conversation.reference_peak, exchange.last_op = 25 * gib, "trial"
     text = "CUDA out of memory. GPU 0 has a total capacity of 999 GiB of which 998 GiB is free."
     with pytest.raises(SampleFailed) as failed:
-        conversation.fail_from({"event": "error", "status": "out_of_memory", "message": text})
+        exchange.fail_from({"event": "error", "status": "out_of_memory", "message": text})
     assert failed.value.status == status
     if status == "harness_error":
         assert failed.value.details["error"].startswith("the reference needs 25.0 GiB in its process and the "
                                                         "judge holds 57.0 GiB, more than the GPU's 79.0 GiB")
     conversation.reference_peak = None  # no calibration (warm-up jobs): the kernel's report stands
     with pytest.raises(SampleFailed) as failed:
-        conversation.fail_from({"event": "error", "status": "out_of_memory", "message": text})
+        exchange.fail_from({"event": "error", "status": "out_of_memory", "message": text})
     assert failed.value.status == "out_of_memory"

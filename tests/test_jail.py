@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelbench_verified.evaluate import cgroups, jail, pch
+from kernelbench_verified.evaluate import cgroups, jail, pch, seccomp
 
 ROOT = Path(__file__).resolve().parents[1]
 ATTACKS = ROOT / "tests" / "fixtures" / "jail"
@@ -281,7 +281,7 @@ def test_jail_leaves_speculation_mitigations_as_the_host_sets_them(tmp_path):
 
 def test_seccomp_program_is_well_formed_for_each_architecture():
     for arch in ("x86_64", "aarch64"):
-        program = jail.seccomp_program(arch)
+        program = seccomp.seccomp_program(arch)
         assert len(program) % 8 == 0 and len(program) // 8 < 4096
 
 
@@ -355,7 +355,7 @@ def test_cpu_time_spent_reclaiming_at_the_memory_cap_is_named_host_memory():
 
 
 def test_sandbox_limit_signal_names_the_limit():
-    from kernelbench_verified.evaluate.judge import _describe_exit
+    from kernelbench_verified.evaluate.exchange import describe_exit as _describe_exit
 
     assert _describe_exit(-signal.SIGXCPU, "")[0] == "resource_limit"
     assert "file_size" in _describe_exit(-signal.SIGXFSZ, "")[1]

@@ -207,7 +207,7 @@ def test_a_sandbox_checks_on_the_judges_cpus_and_times_on_its_timed_cpu(tmp_path
     from conftest import KERNELS, tiny_overrides
     from kernelbench_verified.evaluate.judge import Judge
     from kernelbench_verified.evaluate.launch import child_environment
-    from kernelbench_verified.evaluate.run import _job, case_list, settings_from_config
+    from kernelbench_verified.evaluate.run import case_list, job_for, settings_from_config
 
     kernel = (KERNELS / "relu_correct.py").read_text().replace("return torch.clamp_min(x, 0.0)", (
         "import os\n        cpus = sorted({tuple(sorted(os.sched_getaffinity(int(t)))) for t in os.listdir('/proc/self/task')})\n"
@@ -218,7 +218,7 @@ def test_a_sandbox_checks_on_the_judges_cpus_and_times_on_its_timed_cpu(tmp_path
     cfg = load_config("eval", tiny_overrides(tmp_path, "pinned"))
     settings = settings_from_config(cfg)
     (relu,) = list_problems(1, cfg.problems_dir, (1, 1))
-    job = _job(relu, 0, kernel, settings, None, case_list(settings, None), tmp_path / "builds", "cpu", "eval")
+    job = job_for(relu, 0, kernel, settings, None, case_list(settings, None), tmp_path / "builds", "cpu")
     judge_cpus = sorted(os.sched_getaffinity(0))
     if len(judge_cpus) < 2:
         pytest.skip("one CPU: nothing to spread over")
@@ -246,17 +246,17 @@ def test_per_level_trial_counts():
             trials_by_level(load_config("eval", base + [f"num_perf_trials_by_level={bad}"]))
 
 
-def _relu_job(tmp_path, name: str, **overrides) -> tuple[dict, dict, dict]:
+def _relu_job(tmp_path, name: str, **overrides) -> tuple:
     """(settings, the judges' environment, a CPU eval job of the honest ReLU) for a judge of one's own."""
     from conftest import KERNELS, tiny_overrides
     from kernelbench_verified.evaluate.launch import child_environment
-    from kernelbench_verified.evaluate.run import _job, case_list, settings_from_config
+    from kernelbench_verified.evaluate.run import case_list, job_for, settings_from_config
 
     cfg = load_config("eval", tiny_overrides(tmp_path, name, **overrides))
     settings = settings_from_config(cfg)
     (relu,) = list_problems(1, cfg.problems_dir, (1, 1))
-    job = _job(relu, 0, (KERNELS / "relu_correct.py").read_text(), settings, None, case_list(settings, None),
-               tmp_path / "builds", "cpu", "eval")
+    job = job_for(relu, 0, (KERNELS / "relu_correct.py").read_text(), settings, None, case_list(settings, None),
+                  tmp_path / "builds", "cpu")
     return settings, child_environment(settings, tmp_path / "builds", ""), job
 
 

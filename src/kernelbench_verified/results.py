@@ -16,6 +16,7 @@ import zlib
 from pathlib import Path
 
 from .errors import UserError
+from .verdicts import UNTRUSTED_TIMING_FLAGS, Status, flag_codes
 
 
 # The resolved config generate_samples.py writes into each run folder, under our name and upstream's;
@@ -54,23 +55,18 @@ def read_json(path: str | Path, what: str = "JSON file"):
         raise UserError(f"{what} {path} is not valid JSON ({exc}); fix or move it, nothing was changed") from None
 
 
-# The judge's own flags after which a sample's time cannot be trusted (reported times that disagree with
-# its clock, a persisting-L2 carve-out the driver would not reset): the verdict stands, the time is
-# withheld. What the kernel's process reports about itself (sandbox_reports) is never evidence either way.
-UNTRUSTED_TIMING_FLAGS = ("persisting_l2_not_reset", "timing_exceeds_wall_clock", "timing_far_below_wall_clock",
-                          "timing_below_judge_clock", "timing_mean_below_judge_clock", "timing_below_empty_call")
-
-
 def untrusted_timing(integrity_flags: list) -> list[str]:
-    """The flags (names only) that make a sample's measured time untrustworthy."""
-    return sorted({str(f).split(":")[0] for f in integrity_flags or []} & set(UNTRUSTED_TIMING_FLAGS))
+    """The flags (names only) that make a sample's measured time untrustworthy (verdicts.UNTRUSTED_TIMING_FLAGS):
+    the verdict stands, the time is withheld. What the kernel's process reports about itself
+    (sandbox_reports) is never evidence either way."""
+    return sorted(set(flag_codes(integrity_flags)) & set(UNTRUSTED_TIMING_FLAGS))
 
 
 def new_record(level: int, pid: int, sid: int, problem_file: str, judged: dict, context: dict) -> dict:
     """The stored record of one sample, from the judge's raw record and the run's context. A correct
     sample whose timing cannot be trusted keeps its verdict but gets runtime -1; the withheld figures
     stay in metadata.untrusted_runtime_stats, the reason in metadata.runtime_withheld."""
-    status = judged.get("eval_status") or "harness_error"
+    status = Status(judged.get("eval_status") or Status.HARNESS_ERROR)
     stats = judged.get("runtime_stats") or {}
     memory = judged.get("memory_stats") or {}
     metadata = {k: v for k, v in judged.items() if k not in ("runtime_stats", "memory_stats", "eval_status")}
@@ -147,7 +143,7 @@ def fill_standard_file(standard_path: str | Path, hidden_records: dict, source_n
         if entry != existing:
             current[key], written = entry, written + 1
     if written:
-        write_json_atomic(path, dict(sorted(current.items(), key=lambda kv: _order(kv[0]))))
+        write_json_atomic(path, dict(sorted(current.items(), key=lambda kv: sample_order(kv[0]))))
     return written
 
 
@@ -172,9 +168,10 @@ class ResultStore:
 
     def put(self, key: str, record: dict) -> None:
         self.records[key] = record
-        write_json_atomic(self.path, dict(sorted(self.records.items(), key=lambda kv: _order(kv[0]))))
+        write_json_atomic(self.path, dict(sorted(self.records.items(), key=lambda kv: sample_order(kv[0]))))
 
 
-def _order(key: str):
+def sample_order(key: str):
+    """Result-file order: by problem id, then sample id, other keys last."""
     pid, _, sid = key.partition("_")
     return (int(pid), int(sid)) if pid.isdigit() and sid.isdigit() else (1 << 30, key)

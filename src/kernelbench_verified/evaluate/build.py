@@ -97,10 +97,10 @@ def build_dir(root: str | Path, key: str) -> Path:
     return Path(root).resolve() / key
 
 
-def outcome_marker(job: dict, what: str = "") -> Path:
-    """Where the recorded outcome of a kernel's build (what="") or Triton warm-up (".triton") is kept:
-    beside the build directories, never inside one, since the kernel's process writes its own."""
-    return Path(job["build_dir"]).parent / "outcomes" / f"{job['build_key']}{what}.json"
+def outcome_marker(job, what: str = "") -> Path:
+    """Where the recorded outcome of a kernel's build (what="") or Triton warm-up (".triton") is kept
+    (job: a job.Job): beside the build directories, never inside one, since the kernel's process writes its own."""
+    return Path(job.build_dir).parent / "outcomes" / f"{job.build_key}{what}.json"
 
 
 _ERROR_LINE = re.compile(r"(error|Error|ERROR|undefined reference|fatal)")

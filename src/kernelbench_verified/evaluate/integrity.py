@@ -2,7 +2,7 @@
 
 They are best-effort: the kernel shares the sandbox process and could defeat them. The guarantees that
 do not depend on the kernel's cooperation live in the judge (its own reference and comparison, and its
-own wall clock around the timed phase, see judge.timing_flags). A flag never changes the verdict by
+own wall clock around the timed phase, see clock.timing_flags). A flag never changes the verdict by
 itself; it is stored in the result for review.
 """
 

@@ -29,8 +29,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .. import cluster
+from ..verdicts import Status
 from .launch import child_environment, lower_build_priority
-from .worker import build_once, by_build, failed_to_build, start_spares
+from .record import failure
+from .worker import by_build, failed_to_build, start_spares
 
 
 MTIMES = ".kbv_mtimes.json"  # the packed files' modification times, in nanoseconds
@@ -77,20 +79,17 @@ def unpack_build(payload: bytes, folder: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def build_task(settings: dict, build_root: str, job: dict, ship: bool) -> tuple[dict, bytes | None]:
-    """A Ray task: build one kernel in the jail on this node (as local mode's build phase does); with
-    `ship`, also the finished build, packed."""
-    from .judge import Judge
+def build_task(settings: dict, build_root: str, job, ship: bool) -> tuple[dict, bytes | None]:
+    """A Ray task: build one kernel (a job.Job) in the jail on this node with the build worker local
+    mode uses; with `ship`, also the finished build, packed."""
+    from .builder import BuildWorker
 
-    judge = Judge(settings, "cpu", child_environment(settings, Path(build_root), visible_devices=""))
+    worker = BuildWorker(settings, child_environment(settings, Path(build_root), visible_devices=""))
     # In a thread of its own, niced as local builds are: the node's GPU judges may be timing beside it,
     # and this Ray worker may run other tasks after it. Which CPUs they use is Ray's to say, not ours.
-    try:
-        with ThreadPoolExecutor(1, initializer=lower_build_priority, initargs=(os.sched_getaffinity(0),)) as thread:
-            built = thread.submit(build_once, judge, job).result()
-    finally:
-        judge.close()
-    folder = Path(job["build_dir"])
+    with ThreadPoolExecutor(1, initializer=lower_build_priority, initargs=(os.sched_getaffinity(0),)) as thread:
+        built = thread.submit(worker.build, job).result()
+    folder = Path(job.build_dir)
     return built, pack_build(folder) if ship and built.get("compiled") and folder.is_dir() else None
 
 
@@ -143,14 +142,14 @@ class RayJudge:
     def describe(self) -> tuple[str, dict]:
         return self.where, self.fingerprint
 
-    def evaluate(self, job: dict, payload: bytes | None = None) -> dict:
+    def evaluate(self, job, payload: bytes | None = None) -> dict:
         if self.own_builds is not None:
-            job = dict(job, build_dir=str(self.own_builds / Path(job["build_dir"]).name))
+            job = job.moved_to(str(self.own_builds / Path(job.build_dir).name))
             if payload is not None:
-                unpack_build(payload, Path(job["build_dir"]))
+                unpack_build(payload, Path(job.build_dir))
         record = self.judge.evaluate(job)
         if self.own_builds is not None:
-            record.update(build_dir=job["build_dir"], build_shipped_bytes=len(payload) if payload is not None else 0)
+            record.update(build_dir=job.build_dir, build_shipped_bytes=len(payload) if payload is not None else 0)
         return record
 
     def close(self) -> None:
@@ -173,13 +172,13 @@ def dispatch_on_ray(jobs: list, settings: dict, device: str, build_root: Path, r
 
         def save(judge, item, judged: dict, attempt: int) -> None:
             problem, sid, job = item[:3]
-            judged.setdefault("build_dir", job["build_dir"])
+            judged.setdefault("build_dir", job.build_dir)
             judged["ray_attempt"] = attempt
-            progress.update(job["key"], recorder.save(problem, sid, judged, device=places.get(judge, "ray")))
+            progress.update(job.key, recorder.save(problem, sid, judged, device=places.get(judge, "ray")))
 
         def failed(item, error: str, lost: bool) -> None:
-            status = "crashed" if lost else "harness_error"  # its judge died, or the judge itself raised
-            save(None, item, {"eval_status": status, "error": error}, cluster.ATTEMPTS if lost else 1)
+            status = Status.CRASHED if lost else Status.HARNESS_ERROR  # its judge died, or the judge itself raised
+            save(None, item, failure(status, error), cluster.ATTEMPTS if lost else 1)
 
         builds = RayBuilds(ray, jobs, settings, build_root, ship, recorder, progress) if build else None
         pending = deque() if build else deque((problem, sid, job, None) for problem, sid, job in jobs)

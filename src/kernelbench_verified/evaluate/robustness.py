@@ -19,14 +19,15 @@ from pathlib import Path
 import torch
 
 from .channel import ProtocolViolation
+from .messages import Event, Op, SandboxMode
 from .transport import export_values, payload_bound
+from ..verdicts import Status
 from ..measure.correctness import ReferenceError, check_reference, compare_outputs
 from ..problems import perturbation
 from ..problems.inputs import PRECISIONS, Case, call_seed, case_inputs, construct_model, derived_seed, init_arguments
 from ..problems.load import load_module, source_sha256
 from ..problems.shape_variants import derive_variants, variant_module
 
-MODE = "robustness"
 # Cases of one sample: D5 and at most two shape variants. A sandbox a case ended is replaced at most
 # this often, so a kernel that crashes on every case costs as many sandboxes as it has cases.
 MAX_SANDBOXES = 3
@@ -39,17 +40,17 @@ def _variants(path: str, digest: str) -> tuple[list, list]:
     return [v.to_dict() for v in kept], dropped
 
 
-def planned_cases(job: dict) -> tuple[list[dict], list[dict]]:
+def planned_cases(job) -> tuple[list[dict], list[dict]]:
     """(cases to run, shape variants dropped when they were derived) for the job's settings."""
-    cases = [{"case": perturbation.CASE_NAME}] if job.get("perturb_parameters") else []
+    cases = [{"case": perturbation.CASE_NAME}] if job.perturb_parameters else []
     dropped = []
-    if job.get("shape_variants"):
-        kept, dropped = _variants(job["problem_path"], source_sha256(Path(job["problem_path"])))
+    if job.shape_variants:
+        kept, dropped = _variants(job.problem_path, source_sha256(Path(job.problem_path)))
         cases += [{"case": v["name"], "overrides": v["overrides"], "description": v["description"]} for v in kept]
     return cases, dropped
 
 
-def evaluate(judge, job: dict) -> dict:
+def evaluate(judge, job) -> dict:
     """The robustness cases of a correct sample, as fields of its record."""
     started = time.monotonic()
     cases, dropped = planned_cases(job)
@@ -58,9 +59,9 @@ def evaluate(judge, job: dict) -> dict:
         pending = cases[len(done):]
         if not pending:
             break
-        record = judge._in_sandbox(dict(job, mode=MODE, robustness_cases=pending), run)
+        record = judge.in_sandbox(job, SandboxMode.ROBUSTNESS, lambda conv: run(conv, pending))
         done += record["cases"]
-        if record["eval_status"] != "done" and len(done) < len(cases):  # the case in progress ended the sandbox
+        if record["eval_status"] != Status.ROBUSTNESS_DONE and len(done) < len(cases):  # the case in progress ended the sandbox
             done.append(dict(cases[len(done)], status="failed", eval_status=record["eval_status"],
                              reason=str(record.get("error", ""))[:1000]))
     done += [dict(case, status="not_run", reason="the sandboxes ran out") for case in cases[len(done):]]
@@ -81,28 +82,29 @@ def recorded(done: list[dict], dropped: list[dict], seconds: float) -> dict:
     return fields
 
 
-def run(conv) -> None:
+def run(conv, cases: list[dict]) -> None:
     """One sandbox's share of the robustness cases, as the steps of a judge.Conversation `conv`: load
     the kernel, then per case a fresh model, its inputs and one judged call."""
     job = conv.job
-    conv.problem = load_module(job["problem_path"], "judge_problem")
-    conv.dtype = PRECISIONS[job["precision"]]
-    init_descs, payload = export_values(init_arguments(conv.problem, job["seed"], conv.device))
+    conv.problem = load_module(job.problem_path, "judge_problem")
+    conv.dtype = PRECISIONS[job.precision]
+    init_descs, payload = export_values(init_arguments(conv.problem, job.seed, conv.device))
     if payload:  # such a sample was never correct (judge.Conversation.run refuses it)
         raise ProtocolViolation("get_init_inputs() returns CPU tensors, which cannot be sent")
-    conv.post({"job": conv.sandbox_job(init_descs)})
-    conv.expect("compiled")
+    build_dir = conv.sandbox.seed_build(Path(job.build_dir))
+    conv.talk.post({"job": job.for_sandbox(SandboxMode.ROBUSTNESS, build_dir, init_descs, conv.judge.timed_cpu)})
+    conv.talk.expect(Event.COMPILED)
     conv.record["compiled"] = True
-    for case in job["robustness_cases"]:
+    for case in cases:
         judged = perturbed_case(conv) if case["case"] == perturbation.CASE_NAME else variant_case(conv, case)
         conv.record["cases"].append(dict(case, **judged))
-    conv.post({"op": "end"})
-    conv.expect("bye")
-    conv.record["eval_status"] = "done"
+    conv.talk.post({"op": Op.END})
+    conv.talk.expect(Event.BYE)
+    conv.record["eval_status"] = Status.ROBUSTNESS_DONE
 
 
 def perturbed_case(conv) -> dict:
-    salt, name = conv.job["input_salt"], perturbation.CASE_NAME
+    salt, name = conv.job.input_salt, perturbation.CASE_NAME
     seed = perturbation.construction_seed(salt)
     init_args = init_arguments(conv.problem, seed, conv.device)
     reference = construct_model(conv.problem.Model, init_args, seed, conv.device, conv.dtype)
@@ -118,8 +120,8 @@ def perturbed_case(conv) -> dict:
     except ReferenceError as exc:
         return {"status": "not_applicable", "reason": f"with its parameters perturbed {exc}"}
     if values:
-        conv.request("perturb", list(values.values()), names=list(values))
-        conv.expect("perturbed")
+        conv.talk.request(Op.PERTURB, list(values.values()), names=list(values))
+        conv.talk.expect(Event.PERTURBED)
     verdict = judged_call(conv, name, inputs, expected)
     status = "failed" if not verdict["passed"] else "unchecked" if plan.unmatched else "passed"
     return dict(verdict, status=status, perturbed=sorted(values), unmatched_parameters=plan.unmatched)
@@ -127,17 +129,17 @@ def perturbed_case(conv) -> dict:
 
 def variant_case(conv, case: dict) -> dict:
     job, name = conv.job, case["case"]
-    module = variant_module(job["problem_path"], case["overrides"])
+    module = variant_module(job.problem_path, case["overrides"])
     try:
-        init_args = init_arguments(module, job["seed"], conv.device)
-        reference = construct_model(module.Model, init_args, job["seed"], conv.device, conv.dtype)
-        inputs = case_inputs(Case(name, derived_seed(job["input_salt"], name)), module, None, conv.device, conv.dtype)
-        expected = reference_outputs(reference, inputs, call_seed(job["input_salt"], name))
+        init_args = init_arguments(module, job.seed, conv.device)
+        reference = construct_model(module.Model, init_args, job.seed, conv.device, conv.dtype)
+        inputs = case_inputs(Case(name, derived_seed(job.input_salt, name)), module, None, conv.device, conv.dtype)
+        expected = reference_outputs(reference, inputs, call_seed(job.input_salt, name))
     except ReferenceError as exc:
         return {"status": "not_applicable", "reason": str(exc)}
     except Exception as exc:  # noqa: BLE001 - the reference's own construction or inputs at this shape
         return {"status": "not_applicable", "reason": f"the reference raised {type(exc).__name__}: {exc}"[:500]}
-    fresh_model(conv, init_args, job["seed"])
+    fresh_model(conv, init_args, job.seed)
     verdict = judged_call(conv, name, inputs, expected)
     return dict(verdict, status="passed" if verdict["passed"] else "failed")
 
@@ -147,18 +149,18 @@ def fresh_model(conv, init_args: list, seed: int) -> dict[str, tuple]:
     descs, payload = export_values(init_args)
     if payload:
         raise ProtocolViolation("get_init_inputs() returns CPU tensors, which cannot be sent")
-    conv.send({"op": "fresh", "init_args": descs, "seed": seed})
+    conv.talk.send({"op": Op.FRESH, "init_args": descs, "seed": seed})
     try:
-        return perturbation.reported_shapes(conv.expect("fresh").get("tensors"))
+        return perturbation.reported_shapes(conv.talk.expect(Event.FRESH).get("tensors"))
     except ValueError as exc:
         raise ProtocolViolation(str(exc)) from None
 
 
 def judged_call(conv, name: str, inputs: list, expected: list) -> dict:
-    conv.request("call", inputs, rng_seed=call_seed(conv.job["input_salt"], name))
-    reply = conv.expect("output", payload_bound(expected + inputs))
-    outputs = conv.receive_outputs(reply)
-    return compare_outputs(expected, outputs, conv.judge.settings["atol"], conv.judge.settings["rtol"])
+    conv.talk.request(Op.CALL, inputs, rng_seed=call_seed(conv.job.input_salt, name))
+    reply = conv.talk.expect(Event.OUTPUT, payload_bound(expected + inputs))
+    outputs = conv.talk.receive_outputs(reply)
+    return compare_outputs(expected, outputs, conv.tolerance["atol"], conv.tolerance["rtol"])
 
 
 def reference_outputs(model, inputs: list, seed: int) -> list:

@@ -1,44 +1,38 @@
 """Evaluating a run folder of kernels: plan, build, dispatch to judges, record.
 
-This is what scripts/eval_from_generations.py calls. One judge process per device pulls jobs from a
-single queue, so a slow kernel never holds the others up; every finished record is written atomically
-at once, and a re-run skips samples that already have one.
+This is what scripts/eval_from_generations.py calls. Each kernel file is read once, checked statically
+and made a job (job.Job); the jobs go to the build stage and the judges of local mode (local.py) or of
+a Ray cluster (ray_cluster.py); every finished record is written atomically at once (Recorder), and a
+re-run skips samples that already have one.
 """
 
 from __future__ import annotations
 
 import ast
-import multiprocessing as mp
 import os
-import queue
-import secrets
 import sys
 import threading
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
-from omegaconf import DictConfig, OmegaConf
-from tqdm import tqdm
+from omegaconf import DictConfig
 
-from .build import arch_list, build_dir, build_key, outcome_marker
-from ..config import (child_visible_devices, parse_problem_ids, parse_subset, perf_trials, require_choice, require_int,
-                      resolve_devices, safe_run_name, trials_by_level)
-from ..measure.correctness import DEFAULT_TOLERANCE
+from . import cgroups, jail, pch
+from .build import outcome_marker
+from .job import Job
+from .launch import build_cpus, lower_build_priority
+from .local import Precompiler, Progress, dispatch
+from .record import failure
+from .settings import run_backend, settings_from_config
+from ..config import parse_problem_ids, parse_subset, resolve_devices, safe_run_name
 from ..errors import UserError, first_line
 from ..problems.hidden_tests import DEFAULT_HIDDEN_DIR, hidden_path
-from ..problems.inputs import PRECISIONS, correctness_cases
-from . import cgroups, jail, pch
-from .judge import Judge
-from .launch import build_cpus, child_environment, cpu_placement, lower_build_priority
+from ..problems.inputs import correctness_cases
 from ..problems.load import Problem, list_problems, load_module
-from ..reports import ReportQueue
 from ..run_problems import fill_problem_dirs
-from ..results import (RUN_CONFIG_NAMES, ResultStore, fill_standard_file, kernel_digest, new_record, read_json,
-                       write_json_atomic)
-from .worker import build_once, by_build, failed_to_build, judge_worker
+from ..results import ResultStore, fill_standard_file, kernel_digest, new_record, read_json, write_json_atomic
 from ..static.check import check_source, defines_triton_kernels
-from ..static.policy import apply_policy, rejecting_codes, require_policy
-from ..measure.timing import TF32_MODES
+from ..static.policy import apply_policy, rejecting_codes
+from ..verdicts import Status
 
 
 FINGERPRINT_FILE = "eval_fingerprint.json"
@@ -50,115 +44,6 @@ def kernel_path(run_dir: Path, level: int, pid: int, sid: int) -> Path:
 
 def result_filename(use_hidden_tests: bool) -> str:
     return "eval_results_hidden.json" if use_hidden_tests else "eval_results.json"
-
-
-def settings_from_config(cfg: DictConfig) -> dict:
-    """Check every eval key and return the plain settings the judges and sandboxes use."""
-    precision = require_choice(cfg, "precision", tuple(PRECISIONS))
-    require_choice(cfg, "eval_mode", ("local", "ray"))
-    require_choice(cfg, "dataset_src", ("local", "huggingface"))
-    require_choice(cfg, "device", ("auto", "cuda", "cpu"))
-    require_choice(cfg, "tf32_mode", TF32_MODES)
-    for key, minimum in (("level", 1), ("num_samples", 1), ("num_gpu_devices", 1), ("num_cpu_workers", 1),
-                         ("num_correct_trials", 1), ("num_perf_trials", 1), ("num_warmup", 0), ("seed", 0),
-                         ("spare_sandboxes", 0)):
-        require_int(cfg, key, minimum)
-    for key in ("timeout", "compile_timeout"):
-        if isinstance(cfg[key], bool) or not isinstance(cfg[key], (int, float)) or cfg[key] <= 0:
-            raise UserError(f"{key}={cfg[key]!r} must be a positive number of seconds")
-    tolerance = DEFAULT_TOLERANCE[precision]
-    return {
-        "precision": precision,
-        "tf32_mode": cfg.tf32_mode,
-        "atol": float(cfg.atol if cfg.atol is not None else tolerance),
-        "rtol": float(cfg.rtol if cfg.rtol is not None else tolerance),
-        "timeout": float(cfg.timeout),
-        "compile_timeout": float(cfg.compile_timeout),
-        "seed": cfg.seed,
-        "num_correct_trials": cfg.num_correct_trials,
-        "num_perf_trials": cfg.num_perf_trials,
-        "num_perf_trials_by_level": trials_by_level(cfg),
-        "num_warmup": cfg.num_warmup,
-        "measure_performance": bool(cfg.measure_performance),
-        "flush_l2": bool(cfg.flush_l2),
-        "spare_sandboxes": cfg.spare_sandboxes,
-        "reference_cache_gb": float(cfg.reference_cache_gb),
-        "arch_list": arch_list(cfg.gpu_arch),
-        "static_check": require_policy(cfg.static_check),
-        "sandbox": require_choice(cfg, "sandbox", ("jail", "none")),
-        "jail": jail_limits(cfg),
-        "input_salt": str(cfg.input_salt) if cfg.input_salt is not None else secrets.token_hex(16),
-        **{key: bool(cfg.use_hidden_tests if cfg.get(key) is None else cfg[key])
-           for key in ("perturb_parameters", "shape_variants")},
-        "torch_pch": {},  # set by use_precompiled_header
-    }
-
-
-JAIL_LIMIT_KEYS = ("host_memory_gb", "processes", "file_mb", "cpu_seconds", "log_mb", "job_mb", "tmp_mb",
-                   "build_mb")
-
-
-def jail_limits(cfg: DictConfig) -> dict | None:
-    """The jail's limits (None with sandbox=none); refuses to go on when the jail cannot start here."""
-    if cfg.sandbox == "none":
-        return None
-    limits = dict(cfg.jail_limits)
-    unknown = sorted(set(limits) - set(JAIL_LIMIT_KEYS))
-    if unknown:
-        raise UserError(f"unknown jail_limits key(s) {unknown}: use {', '.join(JAIL_LIMIT_KEYS)}")
-    for key in JAIL_LIMIT_KEYS:
-        value = limits.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise UserError(f"jail_limits.{key}={value!r} must be a positive number")
-    why_not = jail.available()
-    if why_not:
-        raise UserError(f"the kernel jail cannot start here: {why_not}. Untrusted kernels are not run "
-                        "without it; pass sandbox=none to run them unconfined (recorded in every record)")
-    memory_gb, mechanism = host_memory_limit(limits["host_memory_gb"], _cpu_only(cfg))
-    return {"cgroup_memory_gb": memory_gb if mechanism.startswith("cgroup") else None,
-            "max_host_memory_gb": memory_gb if mechanism.startswith("RLIMIT_DATA") else None,
-            "host_memory_limit": mechanism,
-            "max_processes": int(limits["processes"]),
-            "max_file_mb": int(limits["file_mb"]), "max_cpu_seconds": int(limits["cpu_seconds"]),
-            "log_mb": int(limits["log_mb"]), "job_mb": int(limits["job_mb"]), "tmp_mb": int(limits["tmp_mb"]),
-            "build_mb": int(limits["build_mb"])}
-
-
-def host_memory_limit(gb: float, cpu_only: bool) -> tuple[float, str]:
-    """How the sandboxes' host memory is capped here, as recorded in every record: a memory cgroup per
-    sandbox where the evaluator can create one, else RLIMIT_DATA on CPU runs (on CUDA runs it would
-    count the driver's reservations), else not at all."""
-    hierarchy, why_not = cgroups.locate()
-    if hierarchy is not None:
-        return gb, hierarchy.describe(gb)
-    if cpu_only:
-        return gb, f"RLIMIT_DATA {gb:g} GiB per sandbox (no cgroup: {why_not})"
-    return gb, f"none: no cgroup ({why_not}), and RLIMIT_DATA would count the CUDA driver's reservations"
-
-
-def _cpu_only(cfg: DictConfig) -> bool:
-    return resolve_devices(cfg.device, 1)[0] == "cpu"
-
-
-BACKENDS = ("cuda", "triton")
-
-
-def run_backend(cfg: DictConfig, run_dir: Path) -> str:
-    """backend= when given, else the backend the run's generation config recorded, else cuda."""
-    if cfg.get("backend") is not None:
-        return require_choice(cfg, "backend", BACKENDS)
-    for name in RUN_CONFIG_NAMES:
-        path = run_dir / name
-        if path.is_file():
-            try:
-                recorded = OmegaConf.load(path).get("backend", "cuda")
-            except Exception as exc:
-                raise UserError(f"{path} is not readable YAML ({first_line(exc)}): fix it or pass backend=cuda|triton")
-            if recorded not in BACKENDS:
-                raise UserError(f"{path} records backend={recorded!r}, not one of {', '.join(BACKENDS)}: "
-                                "pass backend= to override it")
-            return recorded
-    return "cuda"
 
 
 def problems_for(cfg: DictConfig) -> list[Problem]:
@@ -173,19 +58,11 @@ def problems_for(cfg: DictConfig) -> list[Problem]:
     return list_problems(cfg.level, cfg.problems_dir, subset, ids)
 
 
-def _job(problem: Problem, sid: int, source: str, settings: dict, hidden: Path | None, cases: list,
-         build_root: Path, device: str, mode: str) -> dict:
+def job_for(problem: Problem, sid: int, source: str, settings: dict, hidden: Path | None, cases: list,
+            build_root: Path, device: str) -> Job:
     """One sample's job: the kernel travels as the source text that was read and checked once."""
-    # A build records the folder it was made in (the jail's /build, or the cache itself unjailed), and
-    # torch rebuilds one moved elsewhere: jailed and unjailed runs keep separate builds.
-    # The precompiled header's folders are among the build's arguments, which torch also compares.
-    key = build_key(source, settings["arch_list"], f"precision={settings['precision']};sandbox={settings['sandbox']};"
-                                                   f"pch={','.join(sorted(settings['torch_pch'].values()))}")
-    return dict(settings, key=f"{problem.pid}_{sid}", mode=mode, device=device,
-                num_perf_trials=perf_trials(settings, problem.level),
-                problem_path=str(problem.path), hidden_path=str(hidden) if hidden else None,
-                kernel_source=source, build_key=key, build_dir=str(build_dir(build_root, key)), cases=cases,
-                warm_triton=settings.get("backend") == "triton" or defines_triton_kernels(source))
+    return Job.for_sample(f"{problem.pid}_{sid}", source, problem.path, problem.level, hidden, cases, settings,
+                          build_root, device, settings.get("backend") == "triton" or defines_triton_kernels(source))
 
 
 def case_list(settings: dict, hidden: Path | None) -> list[dict]:
@@ -254,32 +131,6 @@ class Recorder:
         return record
 
 
-class Progress:
-    """One tqdm bar over the kernels to evaluate, with built (when builds are pipelined) / correct /
-    failed counts and an ETA."""
-
-    def __init__(self, total: int, verbose: bool, building: bool = False):
-        self.bar = tqdm(total=total, desc="eval", unit="kernel", dynamic_ncols=True)
-        self.counts = {"built": 0} if building else {}
-        self.counts.update(correct=0, failed=0)
-        self.verbose = verbose
-
-    def built(self) -> None:
-        self.counts["built"] += 1
-        self.bar.set_postfix(self.counts)
-
-    def update(self, key: str, record: dict) -> None:
-        self.counts["correct" if record["correctness"] else "failed"] += 1
-        self.bar.set_postfix(self.counts)
-        self.bar.update(1)
-        if self.verbose:
-            detail = record["metadata"].get("failed_case") or record["metadata"].get("error", "")
-            self.bar.write(f"{key}: {record['eval_status']} {str(detail)[:120]}")
-
-    def close(self) -> None:
-        self.bar.close()
-
-
 def evaluate_run(cfg: DictConfig) -> int:
     settings = settings_from_config(cfg)
     run_dir = Path(cfg.runs_dir) / safe_run_name(cfg.run_name)
@@ -316,22 +167,22 @@ def evaluate_run(cfg: DictConfig) -> int:
             if store.has(key, problem.source_sha256):
                 skipped += 1
             elif not (path.is_file() or path.is_symlink()):
-                recorder.save(problem, sid, {"eval_status": "missing_kernel", "error": f"{path.name} not found"})
+                recorder.save(problem, sid, failure(Status.MISSING_KERNEL, f"{path.name} not found"))
             else:
                 try:
                     source = read_kernel(path, run_dir)
                 except KernelRefused as exc:
-                    recorder.save(problem, sid, {"eval_status": "refused_kernel", "error": str(exc)})
+                    recorder.save(problem, sid, failure(Status.REFUSED_KERNEL, str(exc)))
                     continue
                 recorder.kernel_digests[key] = kernel_digest(source)
                 if not holds_code(source):
-                    recorder.save(problem, sid, {"eval_status": "missing_kernel",
-                                                 "error": f"{path.name} holds no code: {source.strip()[:80]!r}"})
+                    recorder.save(problem, sid, failure(Status.MISSING_KERNEL,
+                                                         f"{path.name} holds no code: {source.strip()[:80]!r}"))
                     continue
                 if not _screen(recorder, problem, sid, source, settings):
                     cases = cases or case_list(settings, hidden[problem.pid])
-                    jobs.append((problem, sid, _job(problem, sid, source, settings, hidden[problem.pid], cases,
-                                                    build_root, devices[0], "eval")))
+                    jobs.append((problem, sid, job_for(problem, sid, source, settings, hidden[problem.pid], cases,
+                                                       build_root, devices[0])))
     print(f"{len(jobs)} kernel(s) to evaluate, {skipped} already done, on {devices[0]} x{len(devices)}; "
           f"results -> {store.path}")
     if settings["jail"]:
@@ -375,7 +226,7 @@ def _make_precompiled_header(toolchain: pch.Toolchain | None, jobs: list, num_ju
     """Make the header beside the builds when enough pending kernels build a C++ extension for it to pay
     for itself (about two builds' worth of CPU, once per machine). A build that starts before it is
     ready reads torch's header, as it would without it."""
-    if toolchain is None or not pch.worth_making(job["kernel_source"] for _, _, job in jobs
+    if toolchain is None or not pch.worth_making(job.kernel_source for _, _, job in jobs
                                                  if not outcome_marker(job).is_file()):
         return None
     def make() -> None:  # a build like the kernels' (lower_build_priority)
@@ -426,125 +277,8 @@ def _screen(recorder: Recorder, problem: Problem, sid: int, source: str, setting
     recorder.findings[f"{problem.pid}_{sid}"] = findings
     if not rejecting_codes(findings, settings["static_check"]):
         return False
-    recorder.save(problem, sid, {"eval_status": "not_run", "error": "rejected by the static checks, not run"})
+    recorder.save(problem, sid, failure(Status.NOT_RUN, "rejected by the static checks, not run"))
     return True
-
-
-class Precompiler:
-    """Builds the pending kernels on CPU threads, each build in its own (jailed) sandbox, once per build
-    key (identical sources share one build), and hands each kernel on as soon as its build is done:
-    the judges evaluate while nvcc still builds the rest."""
-
-    def __init__(self, jobs: list, settings: dict, build_root: Path, workers: int, num_judges: int):
-        self.judge = Judge(settings, "cpu", child_environment(settings, build_root, visible_devices=""))
-        self.pool = ThreadPoolExecutor(max_workers=workers, initializer=lower_build_priority,
-                                       initargs=(build_cpus(num_judges),))
-        self.waiting: dict = {}  # build future -> the jobs it builds for
-        for group in by_build(jobs):
-            self.waiting[self.pool.submit(build_once, self.judge, group[0][2])] = group
-
-    def finished(self, timeout: float | None = 0) -> list:
-        """(problem, sid, job, build record) of every kernel whose build ended (waiting up to `timeout`
-        seconds for one, None: until one does)."""
-        done, _ = wait(list(self.waiting), timeout=timeout, return_when=FIRST_COMPLETED)
-        return [(problem, sid, job, future.result()) for future in done for problem, sid, job in self.waiting.pop(future)]
-
-    @property
-    def building(self) -> bool:
-        return bool(self.waiting)
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
-
-
-def dispatch(jobs: list, settings: dict, devices: list[str], build_root: Path, recorder: Recorder,
-             verbose: bool, builder: Precompiler | None = None) -> None:
-    """One judge process per device, pulling from one queue. With a `builder`, each kernel joins the
-    queue when its build is done, and a kernel whose build failed is recorded without a judge."""
-    ctx = mp.get_context("spawn")
-    job_queue, result_queue = ctx.Queue(), ReportQueue(ctx)
-    by_key = {job["key"]: (problem, sid, job) for problem, sid, job in jobs}
-    if builder is None:
-        _queue_jobs(job_queue, [job for _, _, job in jobs], len(devices))
-
-    def start(worker_id: int):
-        device = devices[worker_id]
-        env = child_environment(settings, build_root, child_visible_devices(device))
-        local_device = "cpu" if device == "cpu" else "cuda:0"
-        placement = cpu_placement(worker_id, len(devices)) if device != "cpu" else (set(os.sched_getaffinity(0)), None)
-        process = ctx.Process(target=judge_worker, args=(worker_id, settings, local_device, env, job_queue,
-                                                         result_queue, placement), daemon=True)
-        process.start()
-        return process
-
-    workers = [start(worker_id) for worker_id in range(len(devices))]
-    progress = Progress(len(jobs), verbose, building=builder is not None)
-    in_flight: dict[int, str] = {}
-    try:
-        while by_key:
-            if builder is not None and builder.building:
-                _hand_on_builds(builder, job_queue, by_key, recorder, progress, len(devices))
-            try:
-                message = result_queue.get(timeout=0.2 if builder is not None and builder.building else 5)
-            except queue.Empty:
-                _check_workers(workers, start, in_flight, by_key, recorder, progress)
-                if not any(w.is_alive() for w in workers) and by_key:
-                    raise UserError("every judge process died; see the records marked harness_error")
-                continue
-            if message[0] == "start":
-                in_flight[message[1]] = message[2]
-                continue
-            if message[0] == "fingerprint":
-                recorder.save_fingerprint(devices[message[1]], message[2])
-                continue
-            _, worker_id, key, judged = message
-            in_flight.pop(worker_id, None)
-            problem, sid, job = by_key.pop(key)
-            judged.setdefault("build_dir", job["build_dir"])
-            record = recorder.save(problem, sid, judged, device=devices[worker_id])
-            progress.update(key, record)
-    finally:
-        progress.close()
-        if builder is not None:
-            builder.close()
-        for process in workers:  # each judge got its stop signal: let it discard its spare sandboxes
-            process.join(timeout=15 if not by_key else 0)
-            if process.is_alive():
-                process.terminate()  # the judge's SIGTERM handler still discards them (judge_worker)
-                process.join(timeout=10)
-
-
-def _queue_jobs(job_queue, jobs: list, judges: int, last: bool = True) -> None:
-    for job in jobs:
-        job_queue.put(job)
-    if last:
-        for _ in range(judges):  # one stop signal per judge, after the last job
-            job_queue.put(None)
-
-
-def _hand_on_builds(builder: Precompiler, job_queue, by_key: dict, recorder: Recorder, progress, judges: int) -> None:
-    """Queue the kernels whose builds just ended; record those that did not compile."""
-    ready = []
-    for problem, sid, job, built in builder.finished():
-        if failed_to_build(problem, sid, job, built, recorder, progress):
-            by_key.pop(job["key"])
-        else:
-            ready.append(job)
-    _queue_jobs(job_queue, ready, judges, last=not builder.building)
-
-
-def _check_workers(workers, start, in_flight, by_key, recorder, progress) -> None:
-    """A judge that died mid-job (its reference killed it, the OOM killer): record that job as a harness
-    error and start a fresh judge on its device, which takes the dead one's place in the queue. A judge
-    that dies with no job in flight is not replaced, so one that cannot start ends the run."""
-    for worker_id, process in enumerate(workers):
-        if not process.is_alive() and worker_id in in_flight:
-            key = in_flight.pop(worker_id)
-            problem, sid, _ = by_key.pop(key)
-            judged = {"eval_status": "harness_error", "error": f"judge process died (exit {process.exitcode})"}
-            progress.update(key, recorder.save(problem, sid, judged))
-            if by_key:
-                workers[worker_id] = start(worker_id)
 
 
 def summarize(store: ResultStore, problems: list[Problem], num_samples: int) -> int:

@@ -22,7 +22,6 @@ Everything it says is checked by the judge, which treats this process as hostile
 
 from __future__ import annotations
 
-import inspect
 import os
 import sys
 import time
@@ -38,8 +37,10 @@ import torch
 
 from . import integrity
 from .build import TRITON_CACHE, trim_compiler_output
+from .extension_builds import BUILDS, CompileFailure, flatten, probe_builds, probe_gpu_guarded_builds, \
+    route_extension_builds
 from .launch import confine_to
-from .pch import flag_set
+from .messages import Event, Op, SandboxMode
 from .channel import Channel
 from .timeline import TimelineSlots
 from .transport import DTYPES, export_values, import_values, release_exports
@@ -47,6 +48,7 @@ from ..measure.timing import TrialTools, peak_memory, precision_flags, set_tf32_
 from ..problems import perturbation
 from ..problems.inputs import PRECISIONS, construct_model
 from ..problems.load import load_module
+from ..verdicts import Status
 
 # The largest CPU payload (inputs) the judge may send in one message.
 MAX_INPUT_PAYLOAD = 1 << 36
@@ -54,129 +56,18 @@ MAX_INPUT_PAYLOAD = 1 << 36
 EMPTY_CALLS = 20
 
 
-class CompileFailure(Exception):
-    pass
-
-
-# Every extension build the kernel asked for in this process: (name, seconds, whether it succeeded).
-# Reported to the judge (informational: the kernel's own process says it), so a record shows the
-# builds that ran in the sandbox instead of in the build phase.
-BUILDS: list[tuple[str, float, bool]] = []
-
-
-def _route_extension_builds(build_dir: Path, suffix: str, torch_pch: dict) -> None:
-    """Make every cpp_extension build of this kernel use its own directory and a unique name, and find
-    the precompiled torch header made for its C++ flags first (pch.py)."""
-    from torch.utils import cpp_extension
-
-    def wrap(original):
-        signature = inspect.signature(original)
-
-        def routed(*args, **kwargs):
-            bound = signature.bind(*args, **kwargs)
-            name = f"{bound.arguments['name']}_{suffix}"
-            bound.arguments["name"] = name
-            bound.arguments["build_directory"] = str(build_dir / name)
-            header = torch_pch.get(flag_set(bound.arguments.get("extra_cflags")))
-            if header:
-                bound.arguments["extra_include_paths"] = [header, *(bound.arguments.get("extra_include_paths") or [])]
-            (build_dir / name).mkdir(parents=True, exist_ok=True)
-            if "sources" in bound.arguments:  # load(): files the kernel wrote, often in a fresh temp folder
-                bound.arguments["sources"] = _stable_sources(bound.arguments["sources"], build_dir / name / "sources")
-            started = time.monotonic()
-            try:
-                built = original(*bound.args, **bound.kwargs)
-            except Exception as exc:
-                BUILDS.append((name, round(time.monotonic() - started, 2), False))
-                raise CompileFailure(str(exc)) from exc
-            BUILDS.append((name, round(time.monotonic() - started, 2), True))
-            return built
-
-        return routed
-
-    cpp_extension.load_inline = wrap(cpp_extension.load_inline)
-    cpp_extension.load = wrap(cpp_extension.load)
-
-
-HEADER_SUFFIXES = (".h", ".hpp", ".cuh", ".inl", ".inc")
-
-
-def _stable_sources(sources, folder: Path) -> list[str]:
-    """Copies of the source files of a load() (and the headers beside them) at paths that do not change
-    between processes, so the build the build phase made is the one the judged process finds: a kernel
-    that writes its .cu into a fresh temporary folder would otherwise rebuild it in every process. A
-    copy is rewritten only when its content differs, so an unchanged source keeps its time and ninja
-    builds nothing."""
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = [Path(p) for p in ([sources] if isinstance(sources, (str, os.PathLike)) else sources)]
-    beside = {h for p in paths if p.parent.is_dir() for h in p.parent.iterdir() if h.suffix in HEADER_SUFFIXES}
-    copies = []
-    for path in [*paths, *sorted(beside)]:
-        target = folder / path.name
-        data = path.read_bytes()
-        if not target.is_file() or target.read_bytes() != data:
-            target.write_bytes(data)
-        if path in paths:
-            copies.append(str(target))
-    return copies
-
-
-def probe_builds(kernel, job: dict) -> None:
-    """In the build phase (mode "compile", no GPU): construct ModelNew and call it once on inputs of the
-    problem's shapes on the meta device, so that extensions built in `__init__`, in a helper of the first
-    forward or inside a try/except are built here, on a CPU build worker, and found built when the
-    kernel is judged, instead of built while its GPU waits. Whatever the kernel raises is ignored: it is
-    judged in its own evaluation. A build guarded by torch.cuda.is_available() is reached by
-    probe_gpu_guarded_builds; one guarded by the inputs' device (`x.is_cuda`) is not, and runs in the
-    judged sandbox."""
-    model_cls = getattr(kernel, "ModelNew", None)
-    if not isinstance(model_cls, type) or job.get("init_args") is None or not job.get("reference_source"):
-        return
-    try:
-        path = Path(job["workdir"]) / "reference.py"
-        path.write_text(job["reference_source"])
-        reference = load_module(path, "probe_reference")
-        with torch.device("meta"), torch.no_grad():
-            model = model_cls(*import_values(job["init_args"]))
-            model(*_flatten(reference.get_inputs()))
-    except BaseException:  # noqa: BLE001 - the probe only triggers builds
-        pass
-
-
-def probe_gpu_guarded_builds(job: dict) -> None:
-    """A kernel that builds only where `torch.cuda.is_available()` (at import, in `__init__`, in its first
-    call) builds nothing on a GPU-less build worker. Such a file is imported and probed once more with
-    the check answering True, so that its builds are made here too. Whatever that raises (a CUDA call
-    with no GPU, a failed build) is ignored: the kernel is judged, and its errors reported, in its own
-    evaluation."""
-    if "is_available" not in job["kernel_source"] or torch.cuda.is_available():
-        return
-    path = Path(job["workdir"]) / f"kernel_{job['build_key'][:12]}_gpu_guarded.py"
-    path.write_text(job["kernel_source"])
-    torch.cuda.is_available = lambda: True
-    try:
-        probe_builds(load_module(path, f"kernel_{job['build_key'][:12]}_gpu_guarded"), job)
-    except BaseException:  # noqa: BLE001 - the probe only triggers builds
-        pass
-    finally:
-        torch.cuda.is_available = _cuda_is_available
-
-
-_cuda_is_available = torch.cuda.is_available
-
-
-def _status_for(exc: BaseException) -> str:
+def _status_for(exc: BaseException) -> Status:
     if isinstance(exc, torch.OutOfMemoryError):
-        return "out_of_memory"
+        return Status.OUT_OF_MEMORY
     text = str(exc)
     if "CUDA error" in text or "cudaError" in text or "illegal memory access" in text:
-        return "cuda_error"
-    return "runtime_error"
+        return Status.CUDA_ERROR
+    return Status.RUNTIME_ERROR
 
 
 def _error(channel: Channel, status: str, exc: BaseException, **extra) -> None:
     message = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    channel.send({"event": "error", "status": status, "message": message[-4000:], **extra})
+    channel.send({"event": Event.ERROR, "status": status, "message": message[-4000:], **extra})
 
 
 def _seed_rng(message: dict) -> None:
@@ -186,20 +77,16 @@ def _seed_rng(message: dict) -> None:
         torch.manual_seed(seed)
 
 
-def _flatten(output) -> list:
-    return list(output) if isinstance(output, (tuple, list)) else [output]
-
-
 def _load_kernel(job: dict, channel: Channel):
     """Import the kernel from the source the judge sent (never from its path in the run folder)."""
     build_dir = Path(job["build_dir"])
-    _route_extension_builds(build_dir, job["build_key"][:12], job.get("torch_pch") or {})
+    route_extension_builds(build_dir, job["build_key"][:12], job.get("torch_pch") or {})
     path = Path(job["workdir"]) / f"kernel_{job['build_key'][:12]}.py"
     path.write_text(job["kernel_source"])
     try:
         return load_module(path, f"kernel_{job['build_key'][:12]}")
     except CompileFailure as exc:
-        channel.send({"event": "error", "status": "compile_error", "message": "extension build failed",
+        channel.send({"event": Event.ERROR, "status": Status.COMPILE_ERROR, "message": "extension build failed",
                       "compiler_output": trim_compiler_output(str(exc))})
     except BaseException as exc:  # a syntax error or any failure while importing the file
         _error(channel, "load_error", exc)
@@ -235,7 +122,7 @@ class Session:
             torch.cuda.empty_cache()
         self.buffers_given = [torch.empty(s["shape"], dtype=DTYPES[s["dtype"]], device=self.device)
                               if "shape" in s else s.get("value") for s in message["specs"]]
-        self.channel.send({"event": "buffers", "buffers": export_values(self.buffers_given)[0]})
+        self.channel.send({"event": Event.BUFFERS, "buffers": export_values(self.buffers_given)[0]})
 
     def held(self) -> list:
         """The buffers the judge still maps: the last ones it asked for and the timed phase's."""
@@ -246,7 +133,7 @@ class Session:
         _seed_rng(message)
         watch = integrity.CallWatch()
         with torch.no_grad():
-            outputs = _flatten(self.model(*inputs))
+            outputs = flatten(self.model(*inputs))
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
         output_flags = integrity.output_flags(outputs, inputs)
@@ -257,7 +144,7 @@ class Session:
         descs, payload = export_values(outputs)
         # Only a report against itself: on the CPU the judge cannot see this process's memory (on CUDA
         # it checks the addresses itself), and an honest kernel that aliases its input fails either way.
-        reply = {"event": "output", "outputs": descs,
+        reply = {"event": Event.OUTPUT, "outputs": descs,
                  "aliases_input": any(f.startswith("output_aliases_input") for f in output_flags)}
         if self.device.type != "cuda":  # the judge checks that the call left its inputs as they were
             reply["inputs_after"], input_bytes = export_values(inputs)
@@ -274,18 +161,18 @@ class Session:
         init_args = import_values(message["init_args"])
         self.model = construct_model(self.model_cls, init_args, message["seed"], self.device,
                                      PRECISIONS[self.job["precision"]])
-        self.channel.send({"event": "fresh", "tensors": perturbation.describe(self.model)})
+        self.channel.send({"event": Event.FRESH, "tensors": perturbation.describe(self.model)})
 
     def perturb(self, message: dict) -> None:
         """D5: the judge's values set into the fresh model's tensors of those names, before its first call."""
         perturbation.apply_values(self.model, dict(zip(message["names"], self._inputs(message))))
-        self.channel.send({"event": "perturbed"})
+        self.channel.send({"event": Event.PERTURBED})
 
     def memory(self, message: dict) -> None:
         inputs = self._inputs(message)
         with torch.no_grad():
             stats = peak_memory(lambda: self.model(*inputs), self.device)
-        self.channel.send({"event": "memory", "stats": stats})
+        self.channel.send({"event": Event.MEMORY, "stats": stats})
 
     def timing(self, message: dict) -> None:
         """Keep the judge's input buffers; each trial then reads what the judge wrote into them. Every
@@ -295,7 +182,7 @@ class Session:
         self.buffers = self._inputs(message)
         self.tools = TrialTools(self.device, flush_l2=False)  # the judge flushes L2, after writing the inputs
         self.threads_before = len(integrity.STARTED_THREADS)
-        reply = {"event": "ready"}
+        reply = {"event": Event.READY}
         if self.device.type == "cuda" and message.get("outputs") is not None:  # the judge times on the GPU (timeline.py)
             self.timeline = TimelineSlots(self.device, message["outputs"], DTYPES, self.layouts)
             reply["slots"], reply["words"] = export_values(self.timeline.slots)[0], export_values([self.timeline.words])[0]
@@ -306,7 +193,7 @@ class Session:
         clock's window but is not the call (the previous outputs' exports went in serve)."""
         _seed_rng(message)
         self.tools.prepare()
-        self.channel.send({"event": "armed", "l2_reset": self.tools.last_reset})
+        self.channel.send({"event": Event.ARMED, "l2_reset": self.tools.last_reset})
         self.armed = self.device.type == "cuda"
 
     def trial(self, message: dict) -> None:
@@ -317,16 +204,16 @@ class Session:
         if self.timeline is not None:
             with torch.no_grad():
                 ms = self.timeline.call(lambda: self.model(*self.buffers), message.get("mark"), self.tools)
-            self.channel.send({"event": "trial", "ms": ms})
+            self.channel.send({"event": Event.TRIAL, "ms": ms})
             return
         with torch.no_grad():
             output, ms = timed_call(lambda: self.model(*self.buffers), self.device, self.tools)
-        send_reply(self.channel, {"event": "trial", "ms": ms}, _flatten(output))
+        send_reply(self.channel, {"event": Event.TRIAL, "ms": ms}, flatten(output))
 
     def end(self) -> None:
         self.flags += integrity.threads_started_since(getattr(self, "threads_before", len(integrity.STARTED_THREADS)))
         self.flags += [f"harness_patched: {name}" for name in integrity.replaced_since(self.job["watched"])]
-        self.channel.send({"event": "bye", "precision_flags": precision_flags(), "reports": sorted(set(self.flags)),
+        self.channel.send({"event": Event.BYE, "precision_flags": precision_flags(), "reports": sorted(set(self.flags)),
                            "builds": BUILDS})
 
 
@@ -340,7 +227,7 @@ def calibrate(job: dict, channel: Channel, device: torch.device) -> None:
     model = construct_model(reference.Model, import_values(job["init_args"]), job["seed"], device,
                             PRECISIONS[job["precision"]])
     session = Session(job, channel, model)
-    if serve(session, ("alloc", "timing", "arm", "trial"), until="load") != "load":
+    if serve(session, (Op.ALLOC, Op.TIMING, Op.ARM, Op.TRIAL), until=Op.LOAD) != Op.LOAD:
         raise RuntimeError("the judge's calibration did not end with load")
     # The most GPU memory the reference's calibration took in this process, still the harness's own: the
     # judge's measure of what the problem needs, when a kernel later runs out of memory beside it.
@@ -350,7 +237,7 @@ def calibrate(job: dict, channel: Channel, device: torch.device) -> None:
     if device.type == "cuda":
         release_exports([])
         torch.cuda.empty_cache()
-    channel.send({"event": "empty_calls", "ms": empty_call_times(device), "reference_peak_bytes": peak})
+    channel.send({"event": Event.EMPTY_CALLS, "ms": empty_call_times(device), "reference_peak_bytes": peak})
 
 
 def empty_call_times(device: torch.device) -> list[float]:
@@ -362,7 +249,7 @@ def empty_call_times(device: torch.device) -> list[float]:
     return times[EMPTY_CALLS:]
 
 
-def serve(session: "Session", ops: tuple, until: str) -> str | None:
+def serve(session: "Session", ops: tuple, until: Op) -> str | None:
     """Answer the judge's requests in `ops` until `until` arrives (returned) or another one does
     (None); a request that raises sends its error and returns "error"."""
     while True:
@@ -372,7 +259,7 @@ def serve(session: "Session", ops: tuple, until: str) -> str | None:
         op = message.get("op")
         # A new request: the judge has dropped the previous outputs' mappings. Not on "trial", which
         # follows "arm" (where they went) inside the judge's clock.
-        if session.device.type == "cuda" and op != "trial":
+        if session.device.type == "cuda" and op != Op.TRIAL:
             release_exports(session.held())
         if op == until:
             return op
@@ -406,7 +293,7 @@ def run(job: dict, channel: Channel) -> None:
         # core, so the same call took 0.03 ms or 6 ms. Baselines are timed here too: both sides alike.
         torch.set_num_threads(1)
     dtype = PRECISIONS[job["precision"]]
-    if job["mode"] == "eval":
+    if job["mode"] == SandboxMode.EVAL:
         calibrate(job, channel, device)
     if job.get("timed_cpu") is not None:
         confine_to(spread)  # until "timing" moves every thread back to the timed CPU
@@ -416,15 +303,16 @@ def run(job: dict, channel: Channel) -> None:
     kernel = _load_kernel(job, channel)
     if kernel is None:
         return
-    if job["mode"] == "compile":
+    if job["mode"] == SandboxMode.COMPILE:
         probe_builds(kernel, job)
         probe_gpu_guarded_builds(job)
-    channel.send({"event": "compiled", "load_seconds": time.monotonic() - started, "builds": BUILDS})
-    if job["mode"] == "compile":
+    channel.send({"event": Event.COMPILED, "load_seconds": time.monotonic() - started, "builds": BUILDS})
+    if job["mode"] == SandboxMode.COMPILE:
         return
     model_cls = getattr(kernel, "ModelNew", None)
     if not isinstance(model_cls, type):
-        channel.send({"event": "error", "status": "load_error", "message": "the kernel file defines no ModelNew class"})
+        channel.send({"event": Event.ERROR, "status": Status.LOAD_ERROR,
+                      "message": "the kernel file defines no ModelNew class"})
         return
     try:
         init_args = import_values(job["init_args"])
@@ -434,9 +322,9 @@ def run(job: dict, channel: Channel) -> None:
         return
     session = Session(job, channel, model)
     session.model_cls = model_cls
-    ops = ("alloc", "call", "fresh", "perturb") if job["mode"] == "robustness" else \
-        ("alloc", "call", "memory", "timing", "arm", "trial")
-    if serve(session, ops, until="end") != "error":
+    ops = (Op.ALLOC, Op.CALL, Op.FRESH, Op.PERTURB) if job["mode"] == SandboxMode.ROBUSTNESS else \
+        (Op.ALLOC, Op.CALL, Op.MEMORY, Op.TIMING, Op.ARM, Op.TRIAL)
+    if serve(session, ops, until=Op.END) != "error":
         session.end()  # after "end" or any request out of place, which the judge then sees as one
 
 
@@ -448,7 +336,7 @@ def main() -> None:
         job["workdir"] = os.getcwd()
         run(job, channel)
     except BaseException as exc:  # anything unexpected is still reported, never a silent exit
-        _error(channel, "runtime_error", exc, phase="harness")
+        _error(channel, Status.RUNTIME_ERROR, exc, phase="harness")
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)  # skip interpreter teardown: kernel-started threads must not keep the process alive

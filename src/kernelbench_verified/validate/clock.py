@@ -2,7 +2,7 @@
 
 A kernel that fakes its time by a fraction f, by any in-process means, lowers the milliseconds its timed
 calls report by f while the judge's own clock (the milliseconds it waited) stays as it was. So the judge's
-rule (judge.timing_flags) is re-run on each honest, correct, CUDA-timed record with its reported times
+rule (clock.timing_flags) is re-run on each honest, correct, CUDA-timed record with its reported times
 scaled by 1 - f, for growing f, until it withholds the time. The figure per call-time bucket is the fake
 caught in every record of the bucket (and in 95 % of them): a fake that large cannot keep its time.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from ..evaluate.judge import SLACKS, ClockSlack, timing_flags
+from ..evaluate.clock import SLACKS, ClockSlack, timing_flags
 
 FAKES = [f / 100 for f in range(0, 100)]
 BUCKETS_MS = [(0, 0.1), (0.1, 0.5), (0.5, 1), (1, 2), (2, 5), (5, 10), (10, math.inf)]

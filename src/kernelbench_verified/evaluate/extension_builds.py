@@ -1,0 +1,133 @@
+"""A kernel's extension builds, seen from inside its sandbox: each routed into the kernel's own build
+folder under a unique name (and to the precompiled torch header for its flags), each timed and listed
+in BUILDS for the judge; and the build phase's probes, which make the builds a kernel would otherwise
+make lazily while its GPU waits.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import time
+from pathlib import Path
+
+import torch
+
+from .pch import flag_set
+from .transport import import_values
+from ..problems.load import load_module
+
+
+class CompileFailure(Exception):
+    pass
+
+
+# Every extension build the kernel asked for in this process: (name, seconds, whether it succeeded).
+# Reported to the judge (informational: the kernel's own process says it), so a record shows the
+# builds that ran in the sandbox instead of in the build phase.
+BUILDS: list[tuple[str, float, bool]] = []
+
+
+def route_extension_builds(build_dir: Path, suffix: str, torch_pch: dict) -> None:
+    """Make every cpp_extension build of this kernel use its own directory and a unique name, and find
+    the precompiled torch header made for its C++ flags first (pch.py)."""
+    from torch.utils import cpp_extension
+
+    def wrap(original):
+        signature = inspect.signature(original)
+
+        def routed(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            name = f"{bound.arguments['name']}_{suffix}"
+            bound.arguments["name"] = name
+            bound.arguments["build_directory"] = str(build_dir / name)
+            header = torch_pch.get(flag_set(bound.arguments.get("extra_cflags")))
+            if header:
+                bound.arguments["extra_include_paths"] = [header, *(bound.arguments.get("extra_include_paths") or [])]
+            (build_dir / name).mkdir(parents=True, exist_ok=True)
+            if "sources" in bound.arguments:  # load(): files the kernel wrote, often in a fresh temp folder
+                bound.arguments["sources"] = _stable_sources(bound.arguments["sources"], build_dir / name / "sources")
+            started = time.monotonic()
+            try:
+                built = original(*bound.args, **bound.kwargs)
+            except Exception as exc:
+                BUILDS.append((name, round(time.monotonic() - started, 2), False))
+                raise CompileFailure(str(exc)) from exc
+            BUILDS.append((name, round(time.monotonic() - started, 2), True))
+            return built
+
+        return routed
+
+    cpp_extension.load_inline = wrap(cpp_extension.load_inline)
+    cpp_extension.load = wrap(cpp_extension.load)
+
+
+HEADER_SUFFIXES = (".h", ".hpp", ".cuh", ".inl", ".inc")
+
+
+def _stable_sources(sources, folder: Path) -> list[str]:
+    """Copies of the source files of a load() (and the headers beside them) at paths that do not change
+    between processes, so the build the build phase made is the one the judged process finds: a kernel
+    that writes its .cu into a fresh temporary folder would otherwise rebuild it in every process. A
+    copy is rewritten only when its content differs, so an unchanged source keeps its time and ninja
+    builds nothing."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [Path(p) for p in ([sources] if isinstance(sources, (str, os.PathLike)) else sources)]
+    beside = {h for p in paths if p.parent.is_dir() for h in p.parent.iterdir() if h.suffix in HEADER_SUFFIXES}
+    copies = []
+    for path in [*paths, *sorted(beside)]:
+        target = folder / path.name
+        data = path.read_bytes()
+        if not target.is_file() or target.read_bytes() != data:
+            target.write_bytes(data)
+        if path in paths:
+            copies.append(str(target))
+    return copies
+
+
+def probe_builds(kernel, job: dict) -> None:
+    """In the build phase (mode "compile", no GPU): construct ModelNew and call it once on inputs of the
+    problem's shapes on the meta device, so that extensions built in `__init__`, in a helper of the first
+    forward or inside a try/except are built here, on a CPU build worker, and found built when the
+    kernel is judged, instead of built while its GPU waits. Whatever the kernel raises is ignored: it is
+    judged in its own evaluation. A build guarded by torch.cuda.is_available() is reached by
+    probe_gpu_guarded_builds; one guarded by the inputs' device (`x.is_cuda`) is not, and runs in the
+    judged sandbox."""
+    model_cls = getattr(kernel, "ModelNew", None)
+    if not isinstance(model_cls, type) or job.get("init_args") is None or not job.get("reference_source"):
+        return
+    try:
+        path = Path(job["workdir"]) / "reference.py"
+        path.write_text(job["reference_source"])
+        reference = load_module(path, "probe_reference")
+        with torch.device("meta"), torch.no_grad():
+            model = model_cls(*import_values(job["init_args"]))
+            model(*flatten(reference.get_inputs()))
+    except BaseException:  # noqa: BLE001 - the probe only triggers builds
+        pass
+
+
+def probe_gpu_guarded_builds(job: dict) -> None:
+    """A kernel that builds only where `torch.cuda.is_available()` (at import, in `__init__`, in its first
+    call) builds nothing on a GPU-less build worker. Such a file is imported and probed once more with
+    the check answering True, so that its builds are made here too. Whatever that raises (a CUDA call
+    with no GPU, a failed build) is ignored: the kernel is judged, and its errors reported, in its own
+    evaluation."""
+    if "is_available" not in job["kernel_source"] or torch.cuda.is_available():
+        return
+    path = Path(job["workdir"]) / f"kernel_{job['build_key'][:12]}_gpu_guarded.py"
+    path.write_text(job["kernel_source"])
+    torch.cuda.is_available = lambda: True
+    try:
+        probe_builds(load_module(path, f"kernel_{job['build_key'][:12]}_gpu_guarded"), job)
+    except BaseException:  # noqa: BLE001 - the probe only triggers builds
+        pass
+    finally:
+        torch.cuda.is_available = _cuda_is_available
+
+
+_cuda_is_available = torch.cuda.is_available
+
+
+def flatten(output) -> list:
+    return list(output) if isinstance(output, (tuple, list)) else [output]
