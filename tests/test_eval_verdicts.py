@@ -327,7 +327,7 @@ def test_a_file_that_holds_no_code_is_a_missing_kernel_not_a_load_error(tmp_path
 @pytest.mark.parametrize("stem, extension", [("relu_cpp_lazy", "relu_lazy_ext_"),
                                              ("relu_cpp_written_file", "relu_file_ext_")])
 def test_an_extension_built_lazily_is_built_in_the_build_phase(tmp_path, stem, extension):
-    """The build phase constructs ModelNew and calls it once on meta inputs (sandbox.probe_builds), so an
+    """The build phase constructs ModelNew and calls it once on meta inputs (extension_builds.probe_builds), so an
     extension a kernel builds lazily (at its first call inside try/except with a PyTorch fallback; in
     __init__ from a source it writes into a fresh temporary folder) is built on a CPU build worker; the
     judged sandbox finds it built and only loads it."""
@@ -346,7 +346,7 @@ def test_an_extension_built_lazily_is_built_in_the_build_phase(tmp_path, stem, e
 def test_an_extension_built_only_where_a_gpu_is_found_is_built_in_the_build_phase(tmp_path):
     """A file that builds its extension under `if torch.cuda.is_available():` builds nothing on a GPU-less
     build worker; the build phase imports it once more with the check answering True
-    (sandbox.probe_gpu_guarded_builds), so on a GPU box the judged sandbox finds the build made. Here,
+    (extension_builds.probe_gpu_guarded_builds), so on a GPU box the judged sandbox finds the build made. Here,
     with no GPU, the judged sandbox takes the other branch and builds nothing."""
     run_dir = make_run(tmp_path, "gpu_guarded", {(1, 0): "relu_cpp_gpu_guarded"})
     cfg = load_config("eval", tiny_overrides(tmp_path, "gpu_guarded", subset="[1,1]", build_cache=True,

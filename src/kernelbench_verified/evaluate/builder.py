@@ -2,7 +2,7 @@
 
 `BuildWorker.build(job)` starts a sandbox that loads the kernel (so its extensions build into the
 kernel's content-addressed directory, build.py), constructs ModelNew and calls it once on the meta
-device (sandbox.probe_builds, for builds made lazily in `__init__` or the first forward), and keeps
+device (extension_builds.probe_builds, for builds made lazily in `__init__` or the first forward), and keeps
 the build. Its outcome is recorded beside the build directories, so a re-run builds nothing. Local
 mode's Precompiler (run.py) and Ray's build tasks (ray_cluster.py) use it alike; the judge then finds
 the kernel built.

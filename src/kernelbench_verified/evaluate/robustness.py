@@ -1,8 +1,9 @@
 """Cases beyond the hidden distributions, judged after a sample is found correct: D5, perturbed parameters
 (problems/perturbation.py), and the shape variants S1, S2 (problems/shape_variants.py).
 
-They run in sandboxes of their own, after the sample's own conversation has ended, so nothing they do
-(a fresh model, a compilation for another shape, a kernel that crashes on a shape it was not written for)
+They run in a sandbox of their own (a new one after a case ends one), after the sample's own
+conversation has ended, so nothing they do (a fresh model, a compilation for another shape, a kernel
+that crashes on a shape it was not written for)
 touches the sample's verdict, its time or its audits; each is recorded beside the cases as passed,
 failed or not applicable, and the leaderboard decides whether any of them gates correctness. Each
 case builds a fresh ModelNew in the sandbox (`fresh`), so the model's first call comes after the
