@@ -183,3 +183,25 @@ def test_the_leaderboard_gates_on_d5_and_shapes_only_when_asked():
     assert robustness_gate(record("not_applicable", ["passed", "not_applicable"]), gated) is None
     assert robustness_gate(record("passed", ["passed", "failed"]), gated) == "a shape variant failed"
     assert generalises(record("passed", ["not_applicable"])) is None
+
+
+def test_the_page_counts_correct_samples_passing_d5_and_other_shapes_and_flags_each():
+    """The headline stays D1-D4; beside it, of the correct samples where they ran, how many pass D5 and
+    how many pass every shape variant, and each correct sample's status names what it failed."""
+    from kernelbench_verified.leaderboard.scoring import Setting, _verdict, robustness_counts, ToleranceReport
+
+    def record(d5, shapes):
+        metadata = {"shape_variants": [{"case": f"S{i}", "status": s} for i, s in enumerate(shapes, 1)]}
+        if d5:
+            metadata["perturbed_parameters"] = {"status": d5}
+        return {"compiled": True, "correctness": True, "eval_status": "correct", "runtime": 1.0, "metadata": metadata}
+
+    records = [record("passed", ["passed", "passed"]), record("failed", ["passed", "failed"]),
+               record("unchecked", ["not_applicable"]), record(None, [])]
+    verdicts = [_verdict(None, r, Setting(True), ToleranceReport(None)) for r in records]
+    assert all(v.correct for v in verdicts)
+    assert robustness_counts([verdicts]) == {"correct": 4, "d5_checked": 3, "d5_passed": 1,
+                                             "shapes_checked": 2, "shapes_passed": 1}
+    assert "D5 failed" in verdicts[1].status and "fails other shapes (S2)" in verdicts[1].status
+    assert "D5 unchecked" in verdicts[2].status and "other shapes" not in verdicts[2].status
+    assert "D5" not in verdicts[0].status and "D5" not in verdicts[3].status

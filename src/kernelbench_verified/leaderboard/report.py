@@ -18,7 +18,7 @@ from .metrics import ProblemOutcomes, best_of_n, bootstrap_intervals, per_sample
 from .claims import claims_audit
 from .discovery import (Baseline, Baselines, DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, Excluded, RunResults,
                         excluded_of_run, find_runs, load_baseline, load_excluded, load_run_results, timed_on_cpu)
-from .scoring import ScoredRun, Setting, score_run, turn_summaries
+from .scoring import ScoredRun, Setting, robustness_counts, score_run, turn_summaries
 
 # The two baselines of the deflation view: what published numbers used, and what practitioners deploy.
 DEFLATION_BASELINES = (("fp32", "baseline_time_torch"), ("TF32", "baseline_time_torch_tf32"))
@@ -178,6 +178,7 @@ def _row(model: str, level: str, items: list[ScoredRun], options: Options) -> di
     return {"model": model, "level": level,
             "levels": [i.results.run.level for i in items],
             "memory_refused": sum(sum(i.memory_refused.values()) for i in items),
+            "robustness": robustness_counts([row for i in items for row in i.verdicts]),
             "metrics": summarize(table),
             "ci": bootstrap_intervals(table, num_resamples=options.bootstrap_resamples),
             "per_sample": per_sample(table)}

@@ -47,6 +47,8 @@ class Verdict:
     peak_memory: int       # bytes, -1 when not measured
     status: str            # "correct", or why not (eval_status and the failing case)
     memory_method: str = TOTAL_IN_EVALUATOR  # how peak_memory was measured (measure.memory)
+    d5: bool | None = None  # D5 passed (robustness.py); None where it did not run
+    shapes: bool | None = None  # every shape variant that applied passed; None where none ran
 
 
 @dataclass
@@ -229,11 +231,15 @@ def _verdict(standard: dict | None, judged: dict | None, setting: Setting, repor
             report.upstream_lifted += 1
     if correct and (why := robustness_gate(judged, setting)):
         correct, status = False, why
+    d5 = d5_passes(judged) if (judged.get("metadata") or {}).get("perturbed_parameters") else None
+    shapes = generalises(judged)
+    if correct:
+        status += _robustness_notes(judged, d5, shapes)
     status += _review_notes(judged)
     runtime = _runtime(judged)
     memory = judged.get("peak_memory", -1)
     return Verdict(compiled, correct, runtime if runtime > 0 else float("nan"),
-                   int(memory) if isinstance(memory, (int, float)) else -1, status, record_method(judged))
+                   int(memory) if isinstance(memory, (int, float)) else -1, status, record_method(judged), d5, shapes)
 
 
 def d5_passes(record: dict) -> bool:
@@ -247,6 +253,28 @@ def generalises(record: dict) -> bool | None:
     statuses = [v.get("status") for v in record.get("metadata", {}).get("shape_variants") or []]
     ran = [s for s in statuses if s in ("passed", "failed", "not_run")]
     return all(s == "passed" for s in ran) if ran else None
+
+
+def _robustness_notes(record: dict, d5: bool | None, shapes: bool | None) -> str:
+    """A correct sample's flags beyond D1-D4, for the page's per-sample view."""
+    notes = []
+    if d5 is False:
+        notes.append(f"D5 {record['metadata']['perturbed_parameters'].get('status', 'not passed')}")
+    if shapes is False:
+        failed = [v.get("case") for v in record["metadata"]["shape_variants"] if v.get("status") != "passed"
+                  and v.get("status") != "not_applicable"]
+        notes.append(f"fails other shapes ({', '.join(map(str, failed))})")
+    return "".join(f" · {note}" for note in notes)
+
+
+def robustness_counts(verdicts: list[list[Verdict]]) -> dict:
+    """Among correct samples: how many D5 checked and passed, how many shape variants checked and all
+    passed (the page shows them beside the D1-D4 headline)."""
+    correct = [v for row in verdicts for v in row if v.correct]
+    return {"correct": len(correct),
+            "d5_checked": sum(v.d5 is not None for v in correct), "d5_passed": sum(v.d5 is True for v in correct),
+            "shapes_checked": sum(v.shapes is not None for v in correct),
+            "shapes_passed": sum(v.shapes is True for v in correct)}
 
 
 def robustness_gate(record: dict, setting: Setting) -> str | None:
