@@ -87,7 +87,7 @@ def test_resume_skips_samples_that_have_a_kernel(tmp_path, capsys):
     (["server_type=anthropic", "model_name=c", "thinking_budget=4096", "max_tokens=2048"], "must be below max_tokens"),
     (["server_type=anthropic", "model_name=c", "api=responses"], "api='responses' is not supported"),
     (["num_workers=0"], "num_workers=0 must be an integer >= 1"),
-    (["prompt_option=two_shot"], "prompt_option='two_shot' is not one of one_shot, few_shot, cot"),
+    (["prompt_option=two_shot"], "prompt_option='two_shot' is not one of zero_shot, one_shot, few_shot, cot"),
 ])
 def test_bad_settings_stop_before_any_work(tmp_path, monkeypatch, overrides, message):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

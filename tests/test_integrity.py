@@ -171,8 +171,8 @@ def test_a_sample_the_calibrated_clock_doubts_is_judged_again_and_the_second_rec
         judge = Judge.__new__(Judge)  # only evaluate()'s own logic: the sandboxes are scripted
         judge.device, judge.timed_cpu = torch.device("cpu"), None
         queue = list(records)
-        judge._in_sandbox = lambda job, mode: dict(queue.pop(0))
-        record = judge.evaluate(SimpleNamespace(warm_triton=False))
+        judge.in_sandbox = lambda job, mode: dict(queue.pop(0))
+        record = judge.evaluate(SimpleNamespace(warm_triton=False, perturb_parameters=False, shape_variants=False))
         return record, len(queue)
 
     clean = {"eval_status": "correct", "integrity": [], "judge_clock_gap_ms": 0.001, "cases": []}

@@ -312,7 +312,7 @@ def _review_notes(record: dict) -> str:
     if metadata.get("sandbox") == "none":
         flags.append("unjailed (sandbox=none)")
     notes = ([f"static: {', '.join(static)}"] if static else []) + ([f"flags: {', '.join(flags)}"] if flags else [])
-    if isinstance(metadata.get("clock_retry"), dict):  # the judge's second evaluation (Judge._judged_again)
+    if isinstance(metadata.get("clock_retry"), dict):  # the judge's second evaluation (Judge.judged_again)
         notes.append("evaluated twice: the judge's clock doubted the first attempt's time")
     if metadata.get("runtime_withheld"):
         notes.append("time withheld, not counted in speedups")
