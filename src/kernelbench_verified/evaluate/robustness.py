@@ -3,12 +3,11 @@
 
 They run in a sandbox of their own (a new one after a case ends one), after the sample's own
 conversation has ended, so nothing they do (a fresh model, a compilation for another shape, a kernel
-that crashes on a shape it was not written for)
-touches the sample's verdict, its time or its audits; each is recorded beside the cases as passed,
-failed or not applicable, and the leaderboard decides whether any of them gates correctness. Each
-case builds a fresh ModelNew in the sandbox (`fresh`), so the model's first call comes after the
-perturbation and caches a kernel builds lazily are built from the values it is judged on. A sandbox that
-a case ends (an error, a crash) fails that case; the cases after it run in a new sandbox.
+that crashes on a shape it was not written for) touches the sample's verdict, its time or its audits;
+each is recorded beside the cases as passed, failed or not applicable, and the leaderboard decides
+whether any of them gates correctness. Each case builds a fresh ModelNew in the sandbox (`fresh`), so
+the model's first call comes after the perturbation and caches a kernel builds lazily are built from the
+values it is judged on. A sandbox that a case ends (an error, a crash) fails that case.
 """
 
 from __future__ import annotations
