@@ -54,6 +54,25 @@ def test_a_sample_in_one_run_only_is_a_difference_and_derived_entries_are_skippe
     assert not comparison.same and comparison.only_in == {"a": ["1_1"], "b": []}
 
 
+def test_samples_pair_by_problem_and_kernel_source_when_a_fixture_shifts_the_slots():
+    """A fixture added to a suite moves the samples after it to other sample ids: they still pair with
+    themselves, and a change in one of them is still found, named by both keys."""
+    def placed(kernel, **changes):
+        made = record(**changes)
+        made["metadata"].update(problem_sha256="p19", kernel_sha256=kernel)
+        return made
+
+    missing = {"eval_status": "missing_kernel", "compiled": False, "metadata": {}}
+    a = {"19_0": placed("honest"), "19_1": placed("attack", status="incorrect", failed_case="D2"), "19_2": missing}
+    b = {"19_0": placed("new", status="compile_error"), "19_1": placed("honest"),
+         "19_2": placed("attack", status="incorrect", failed_case="D2")}
+    comparison = compare_records(a, b)
+    assert comparison.compared == 2 and not comparison.differences
+    assert comparison.only_in == {"a": [], "b": ["19_0"]}
+    b["19_1"] = placed("honest", status="incorrect", failed_case="D3")
+    assert ("19_0->19_1", "eval_status", "correct", "incorrect") in compare_records(a, b).differences
+
+
 def test_runs_are_named_by_folder_or_file_and_a_missing_one_is_one_line(tmp_path):
     for name in ("a", "b"):
         (tmp_path / name).mkdir()

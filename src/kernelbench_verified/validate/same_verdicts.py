@@ -63,15 +63,45 @@ class Comparison:
                 "differing": [list(d) for d in self.differences]}
 
 
+def by_kernel(records: dict) -> dict | None:
+    """The records that hold a kernel, keyed "{key}" by their problem's and kernel's digests, so that a
+    sample moved to another slot (a fixture added before it shifts the sample ids) still pairs with itself;
+    None when a record lacks the digests or two records share them (then samples pair by key)."""
+    keyed: dict = {}
+    for key, record in records.items():
+        metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+        if record.get("eval_status") == "missing_kernel":
+            continue
+        digests = (metadata.get("problem_sha256"), metadata.get("kernel_sha256"))
+        if None in digests or digests in keyed:
+            return None
+        keyed[digests] = key
+    return keyed
+
+
+def _pairs(a: dict, b: dict) -> tuple[list[tuple[str, str]], list[str], list[str]]:
+    """(pairs of keys, keys only in a, keys only in b): by content where both runs record it, else by key."""
+    left, right = by_kernel(a), by_kernel(b)
+    if left is None or right is None:
+        return [(k, k) for k in sorted(set(a) & set(b), key=sample_order)], sorted(set(a) - set(b)), sorted(set(b) - set(a))
+    pairs = sorted(((left[d], right[d]) for d in set(left) & set(right)), key=lambda p: sample_order(p[0]))
+    return (pairs, sorted((left[d] for d in set(left) - set(right)), key=sample_order),
+            sorted((right[d] for d in set(right) - set(left)), key=sample_order))
+
+
 def compare_records(a: dict, b: dict) -> Comparison:
-    """Compare two result files' records ({key: record}); entries derived from another file are skipped."""
+    """Compare two result files' records ({key: record}); entries derived from another file are skipped.
+    Samples pair by their problem and kernel source where both runs record their digests (a difference
+    names a moved sample "a_key->b_key"), else by key."""
     a = {k: r for k, r in a.items() if not is_derived(r)}
     b = {k: r for k, r in b.items() if not is_derived(r)}
-    comparison = Comparison(only_in={"a": sorted(set(a) - set(b)), "b": sorted(set(b) - set(a))})
-    for key in sorted(set(a) & set(b), key=sample_order):
+    pairs, only_a, only_b = _pairs(a, b)
+    comparison = Comparison(only_in={"a": only_a, "b": only_b})
+    for key_a, key_b in pairs:
         comparison.compared += 1
-        left, right = verdict(a[key]), verdict(b[key])
-        comparison.differences += [(key, what, left[what], right[what]) for what in left if left[what] != right[what]]
+        left, right = verdict(a[key_a]), verdict(b[key_b])
+        name = key_a if key_a == key_b else f"{key_a}->{key_b}"
+        comparison.differences += [(name, what, left[what], right[what]) for what in left if left[what] != right[what]]
     for side, records in ((0, a), (1, b)):
         for record in records.values():
             counts = comparison.statuses.setdefault(str(record.get("eval_status")), [0, 0])
