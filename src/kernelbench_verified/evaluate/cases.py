@@ -20,7 +20,7 @@ import torch
 from .exchange import SampleFailed
 from .messages import Event, Op
 from .transport import payload_bound
-from ..measure.correctness import ReferenceError, check_reference, compare_outputs
+from ..measure.correctness import ReferenceError, compare_outputs, reference_outputs
 from ..problems.inputs import PRECISIONS, Case, build_model, call_seed, case_inputs, derived_seed
 from ..verdicts import Status
 
@@ -67,15 +67,7 @@ class References:
         """The reference's (checked) outputs on `inputs`, which are `case`'s, drawing `case`'s random numbers."""
         if self.model is None:
             self.model = build_model(self.problem.Model, self.problem, self.job.seed, self.device, self.dtype)
-        try:
-            torch.manual_seed(call_seed(self.job.input_salt, case.name))
-            with torch.no_grad():
-                output = self.model(*inputs)
-        except Exception as exc:
-            raise ReferenceError(f"reference raised {type(exc).__name__}: {exc}") from exc
-        outputs = list(output) if isinstance(output, (tuple, list)) else [output]
-        check_reference(outputs)
-        return outputs
+        return reference_outputs(self.model, inputs, call_seed(self.job.input_salt, case.name))
 
     def get(self, case: Case, inputs: list | None = None) -> list:
         """The reference's outputs for `case` (on `inputs`, which are that case's inputs), kept

@@ -16,13 +16,11 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
-import torch
-
 from .channel import ProtocolViolation
 from .messages import Event, Op, SandboxMode
 from .transport import export_values, payload_bound
 from ..verdicts import Status
-from ..measure.correctness import ReferenceError, check_reference, compare_outputs
+from ..measure.correctness import ReferenceError, compare_outputs, reference_outputs
 from ..problems import perturbation
 from ..problems.inputs import PRECISIONS, Case, call_seed, case_inputs, construct_model, derived_seed, init_arguments
 from ..problems.load import load_module, source_sha256
@@ -162,15 +160,3 @@ def judged_call(conv, name: str, inputs: list, expected: list) -> dict:
     outputs = conv.talk.receive_outputs(reply)
     return compare_outputs(expected, outputs, conv.tolerance["atol"], conv.tolerance["rtol"])
 
-
-def reference_outputs(model, inputs: list, seed: int) -> list:
-    """The reference's checked outputs on `inputs`, drawing its random numbers from `seed`."""
-    try:
-        torch.manual_seed(seed)
-        with torch.no_grad():
-            output = model(*inputs)
-    except Exception as exc:
-        raise ReferenceError(f"the reference raised {type(exc).__name__}: {exc}") from exc
-    outputs = list(output) if isinstance(output, (tuple, list)) else [output]
-    check_reference(outputs)
-    return outputs

@@ -17,6 +17,19 @@ def check_reference(outputs: list) -> None:
             raise ReferenceError(f"reference output {i} contains NaN or Inf")
 
 
+def reference_outputs(model, inputs: list, seed: int) -> list:
+    """The reference's checked outputs on `inputs` as a list, drawing its random numbers from `seed`."""
+    try:
+        torch.manual_seed(seed)
+        with torch.no_grad():
+            output = model(*inputs)
+    except Exception as exc:
+        raise ReferenceError(f"the reference raised {type(exc).__name__}: {exc}") from exc
+    outputs = list(output) if isinstance(output, (tuple, list)) else [output]
+    check_reference(outputs)
+    return outputs
+
+
 def _all_finite(tensor: torch.Tensor) -> bool:
     """Chunk by chunk (CHUNK_ELEMENTS): a mask of a whole 8 GiB output took 2 GiB the judge did not have
     beside the sandbox on an 80 GB H100 (L1/87)."""
