@@ -267,8 +267,8 @@ def test_a_spare_sandbox_that_died_is_replaced_not_blamed(tmp_path):
     settings, env, job = _relu_job(tmp_path, "spare")
     judge = Judge(settings, "cpu", env, spares=(start_sandbox(env),))
     try:
-        judge._spare[0].process.kill()  # as if killed for memory while it waited
-        judge._spare[0].process.wait()
+        judge.spares.sandboxes[0].process.kill()  # as if killed for memory while it waited
+        judge.spares.sandboxes[0].process.wait()
         record = judge.evaluate(job)
     finally:
         judge.close()
@@ -284,6 +284,38 @@ def test_spare_sandboxes_0_starts_none_ahead_and_each_job_starts_its_own(tmp_pat
     judge = Judge(settings, "cpu", env, spares=())
     try:
         assert judge.evaluate(job)["eval_status"] == "correct"
-        assert not judge._spare  # none was started ahead for a next job
+        assert not judge.spares.sandboxes  # none was started ahead for a next job
+    finally:
+        judge.close()
+
+
+def test_a_spare_asked_to_set_up_cuda_is_waited_for_before_timing_and_then_serves(tmp_path):
+    """A spare whose imports are done is asked to set up CUDA (here there is none, so it answers that
+    it could not); `settle` reads that answer, so nothing is left pending before a timed phase, and
+    the sandbox then serves a job as any other."""
+    import time
+
+    import torch
+    from kernelbench_verified.evaluate.judge import Judge
+    from kernelbench_verified.evaluate.launch import start_sandbox
+    from kernelbench_verified.evaluate.spares import Spares
+
+    settings, env, job = _relu_job(tmp_path, "prepare")
+    spares = Spares((start_sandbox(env),), env, None, torch.device("cuda:0"))
+    sandbox = spares.sandboxes[0]
+    try:
+        deadline = time.monotonic() + 120
+        while not sandbox.preparing and time.monotonic() < deadline:  # asked once its imports are done
+            spares.prepare()
+            time.sleep(0.2)
+        assert sandbox.idle and sandbox.preparing
+        spares.settle()
+        assert not sandbox.preparing and not sandbox.prepared and spares.held_bytes() == 0
+    except BaseException:
+        spares.close()
+        raise
+    judge = Judge(settings, "cpu", env, spares=(spares.sandboxes.popleft(),))
+    try:
+        assert judge.evaluate(job)["eval_status"] == "correct"
     finally:
         judge.close()

@@ -55,6 +55,17 @@ class Exchange:
             raise ProtocolViolation(f"expected {event.value!r}, got {str(got)[:40]!r}")
         return message
 
+    def greeted(self) -> None:
+        """A new sandbox's messages before its job (read before the job goes out): "idle", its imports
+        are done, and, when the judge asked it to set up CUDA ahead (judge.Judge.prepare_spares), "prepared"."""
+        if not self.sandbox.idle:
+            self.expect(Event.IDLE)
+            self.sandbox.idle = True
+        if self.sandbox.preparing:
+            self.sandbox.note_prepared(self.expect(Event.PREPARED))
+        if self.sandbox.setup_seconds is not None:
+            self.record["sandbox_setup_seconds"] = self.sandbox.setup_seconds
+
     def read_last_words(self) -> None:
         """Read what a sandbox that has gone left in the pipe: an error message it sent is its status."""
         try:
@@ -85,6 +96,8 @@ class Exchange:
 
     def post(self, message: dict, payload: bytes = b"") -> None:
         """Write to the sandbox, within the sample's deadline even if it stops reading."""
+        if "job" in message:
+            self.greeted()
         self.last_op = message.get("op")
         self.channel.send(message, payload, deadline=self.deadline)
 

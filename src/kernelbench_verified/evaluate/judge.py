@@ -23,7 +23,6 @@ again from a fresh calibration (`clock.clock_doubts`).
 from __future__ import annotations
 
 import time
-from collections import deque
 from pathlib import Path
 
 import torch
@@ -33,8 +32,9 @@ from .cases import References, check_cases, reference_cache_bytes
 from .clock import RETRY_KEPT, ClockFit, clock_doubts
 from .exchange import Exchange, SampleFailed, converse, give_back_memory
 from .job import Job
-from .launch import Sandbox, start_sandbox
+from .launch import Sandbox
 from .messages import Event, JobDone, JobStarted, JudgeFingerprint, Op, SandboxMode
+from .spares import Spares
 from .record import JudgedRecord, PhaseClock, bounded_json, note_goodbye, note_place, reported_builds
 from .timed import calibrate, time_trials
 from .transport import export_values, payload_bound
@@ -62,8 +62,10 @@ class Judge:
         self.references = References(reference_cache_bytes(settings["reference_cache_gb"], total))
         self.clock_fit = ClockFit()
         self._l2_flusher = None
-        self.num_spares = len(spares)
-        self._spare: deque[Sandbox] = deque(spares)
+        self.spares = Spares(spares, child_env, settings.get("jail"), self.device)
+        if self.device.type == "cuda":  # this process's context, the measure of a spare's (spares.py)
+            free, total = torch.cuda.mem_get_info(self.device)
+            self.spares.context_bytes = max(0, total - free - torch.cuda.memory_reserved(self.device))
 
     def evaluate(self, job: Job) -> JudgedRecord:
         """Evaluate one kernel; returns its record (see record.FIELDS, results.new_record)."""
@@ -83,11 +85,12 @@ class Judge:
         return record
 
     def memory_held(self) -> tuple[int, int]:
-        """(GPU bytes this judge's allocator holds, the GPU's total): what the judge knows of the GPU's
-        memory without asking the kernel's process."""
+        """(GPU bytes this judge's allocator and its spare sandboxes hold, the GPU's total): what the
+        judge knows of the GPU's memory without asking the kernel's process."""
         if self.device.type != "cuda":
             return 0, 1 << 62
-        return torch.cuda.memory_reserved(self.device), torch.cuda.get_device_properties(self.device).total_memory
+        held = torch.cuda.memory_reserved(self.device) + self.spares.held_bytes()
+        return held, torch.cuda.get_device_properties(self.device).total_memory
 
     def judged_again(self, job: Job, first: dict) -> JudgedRecord:
         """A correct sample the clock doubted (clock_doubts), evaluated once more from the start in a fresh
@@ -104,9 +107,7 @@ class Judge:
     def in_sandbox(self, job: Job, mode: SandboxMode, steps=None) -> JudgedRecord:
         """One conversation in a fresh sandbox (a spare when one is alive), through Conversation.run
         unless other `steps` (a function of the conversation) are given; the sandbox is gone after."""
-        sandbox = self._live_spare() or start_sandbox(self.child_env, self.settings.get("jail"))
-        while len(self._spare) < self.num_spares:
-            self._spare.append(start_sandbox(self.child_env, self.settings.get("jail")))
+        sandbox = self.spares.take()
         record = JudgedRecord(eval_status=None, cases=[])
         try:
             converse(sandbox, job.timeout, Path(job.build_dir), record, self.device,
@@ -143,18 +144,7 @@ class Judge:
             self._l2_flusher()
 
     def close(self) -> None:
-        while self._spare:
-            self._spare.popleft().discard()
-
-    def _live_spare(self) -> Sandbox | None:
-        """The oldest spare still running: one that died waiting (killed for memory, say) must not
-        make the next kernel look as if it crashed."""
-        while self._spare:
-            sandbox = self._spare.popleft()
-            if sandbox.process.poll() is None:
-                return sandbox
-            sandbox.discard()
-        return None
+        self.spares.close()
 
 
 class Conversation:
@@ -188,6 +178,7 @@ class Conversation:
         self.give_back_memory()
         self.load()  # 3. load
         self.lap("start_and_load")
+        self.judge.spares.prepare()  # nothing is timed until the timed calls
         check_cases(self, cases)  # 4. cases
         self.measure_memory(cases[0])  # 5. memory
         self.lap("correctness_and_memory")

@@ -22,6 +22,7 @@ from pathlib import Path
 from . import cgroups, jail
 from .build import TRITON_CACHE
 from .channel import Channel
+from .messages import Op
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 _SANDBOX_COUNTER = itertools.count()
@@ -162,6 +163,21 @@ class Sandbox:
     limits: dict = field(default_factory=dict)
     limit_watch: LimitWatch | None = None
     cgroup: cgroups.SandboxCgroup | None = None
+    idle: bool = False  # its "idle" was read: imports done, waiting for its first message
+    preparing: bool = False  # asked to set up CUDA ("prepare"); its "prepared" not read yet
+    prepared: bool = False  # its CUDA is set up
+    setup_seconds: float | None = None  # what setting CUDA up took it
+
+    def ask_to_prepare(self, device: str) -> None:
+        """Have it set up CUDA now (sandbox.prepare_device); its "prepared" answers."""
+        self.channel.send({"op": Op.PREPARE, "device": device})
+        self.preparing = True
+
+    def note_prepared(self, reply: dict) -> None:
+        self.preparing, self.prepared = False, reply.get("ok") is True
+        seconds = reply.get("seconds")
+        if self.prepared and isinstance(seconds, (int, float)) and not isinstance(seconds, bool):
+            self.setup_seconds = round(float(seconds), 3)
 
     @property
     def log_path(self) -> Path:

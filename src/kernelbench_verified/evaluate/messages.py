@@ -24,6 +24,7 @@ class SandboxMode(StrEnum):
 class Op(StrEnum):
     """The judge's requests, in the order the judge makes them."""
 
+    PREPARE = "prepare"  # a spare, before its job: set up CUDA now, while nothing is timed
     TIMING = "timing"  # keep buffers (and on CUDA output slots and clock words) for timed calls
     ARM = "arm"  # finish the last call's work; give back any persisting L2
     TRIAL = "trial"  # one timed call
@@ -39,6 +40,8 @@ class Op(StrEnum):
 class Event(StrEnum):
     """The sandbox's replies."""
 
+    IDLE = "idle"  # a new sandbox's imports are done: it waits for its job (or "prepare")
+    PREPARED = "prepared"
     READY = "ready"
     ARMED = "armed"
     TRIAL = "trial"

@@ -47,6 +47,7 @@ FIELDS = {
     "robustness_seconds": "the seconds D5 and the shape variants took",
     "clock_retry": "the first attempt's figures of a sample the clock doubted and judged again",
     "phase_seconds": "where the evaluation's seconds went",
+    "sandbox_setup_seconds": "what setting up CUDA took the sandbox, ahead of its job (spares.Spares.prepare)",
     "eval_seconds": "the evaluation's seconds, start to end",
     # what the sandbox said of itself (informational only)
     "extension_builds": "the builds the sandbox says it ran: [name, seconds, succeeded]",

@@ -91,6 +91,7 @@ def run(conv, cases: list[dict]) -> None:
         raise ProtocolViolation("get_init_inputs() returns CPU tensors, which cannot be sent")
     build_dir = conv.sandbox.seed_build(Path(job.build_dir))
     conv.talk.post({"job": job.for_sandbox(SandboxMode.ROBUSTNESS, build_dir, init_descs, conv.judge.timed_cpu)})
+    conv.judge.spares.prepare()  # nothing is timed here
     conv.talk.expect(Event.COMPILED)
     conv.record["compiled"] = True
     for case in cases:

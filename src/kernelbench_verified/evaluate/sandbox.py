@@ -328,11 +328,38 @@ def run(job: dict, channel: Channel) -> None:
         session.end()  # after "end" or any request out of place, which the judge then sees as one
 
 
+def prepare_device(name: str) -> dict:
+    """A spare's CUDA set up before it has a job, at the judge's request (judge.prepare_spares): its
+    context and the cuBLAS and cuDNN handles a reference's first calls would otherwise create during the
+    calibration. What they allocated goes back, so the calibration's peak memory is the reference's."""
+    started = time.monotonic()
+    try:
+        device = torch.device(name)
+        x = torch.ones(8, 8, device=device)
+        torch.mm(x, x)
+        if torch.backends.cudnn.is_available():
+            torch.nn.functional.conv2d(x.view(1, 1, 8, 8), x[:3, :3].reshape(1, 1, 3, 3))
+        torch.cuda.synchronize(device)
+        del x
+        torch._C._cuda_clearCublasWorkspaces()
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats(device)
+    except Exception as exc:  # the job's calibration sets CUDA up again and reports what fails there
+        return {"ok": False, "error": str(exc)[:300], "seconds": time.monotonic() - started}
+    return {"ok": True, "seconds": time.monotonic() - started}
+
+
 def main() -> None:
-    """Started ahead of time by the judge (torch already imported); waits for its one job."""
+    """Started ahead of time by the judge (torch already imported); says so ("idle"), may set up CUDA
+    when asked ("prepare"), and waits for its one job."""
     channel = Channel(int(sys.argv[1]), int(sys.argv[2]))
     try:
-        job = channel.receive(max_payload=0)["job"]
+        channel.send({"event": Event.IDLE})
+        message = channel.receive(max_payload=0)
+        if message.get("op") == Op.PREPARE:
+            channel.send({"event": Event.PREPARED, **prepare_device(message["device"])})
+            message = channel.receive(max_payload=0)
+        job = message["job"]
         job["workdir"] = os.getcwd()
         run(job, channel)
     except BaseException as exc:  # anything unexpected is still reported, never a silent exit
