@@ -72,7 +72,10 @@ def test_references_figures_count_rejections_withheld_times_and_identical_codes_
     problems = list_problems(1, TINY / "KernelBench")[:3]
     first, second, third = problems
     ok = {"eval_status": "correct", "runtime": 2.0,
-          "metadata": {"eval_seconds": 3.0, "judge_trials_ms": {"reported": [2.0] * 100}, "clock_retry": {}}}
+          "metadata": {"eval_seconds": 3.0, "judge_trials_ms": {"reported": [2.0] * 100}, "clock_retry": {},
+                       "phase_seconds": {"start_and_load": 0.9, "correctness_and_memory": 0.2, "timing": 0.5,
+                                         "timed_checks": 0.1},
+                       "trial_phases_at": {"calibration": [100.0, 100.6]}, "robustness_seconds": 0.7}}
     records = {f"{first.pid}_0": ok,
                f"{second.pid}_0": {"eval_status": "correct", "runtime": -1.0,
                                    "metadata": {"runtime_withheld": "integrity flags: timing_below_judge_clock"}},
@@ -84,7 +87,13 @@ def test_references_figures_count_rejections_withheld_times_and_identical_codes_
     assert found["rejected"] == [f"L1/{third.pid} incorrect: D2"]
     assert found["doubted_once"] == [f"L1/{first.pid}"]
     assert found["harness_seconds"] == {f"L1/{first.pid}": pytest.approx(2.8)}  # 3 s less 100 calls of 2 ms
+    # 2.8 harness seconds: 0.3 start and load, 0.6 calibration, 0.2 cases, 0.3 of the timed phase beyond
+    # its 0.2 s of GPU work, 0.1 audits, 0.7 robustness, and 0.6 the judge's own beyond its laps.
+    assert found["harness_phases"][f"L1/{first.pid}"] == pytest.approx(
+        {"start_and_load": 0.3, "calibration": 0.6, "cases_and_memory": 0.2, "timed_calls_beyond_gpu": 0.3,
+         "audits_and_end": 0.1, "robustness": 0.7, "other": 0.6})
     level = references.section({1: found})["levels"]["1"]
+    assert level["harness_seconds_by_phase"]["calibration"] == pytest.approx(0.6)
     assert level["evaluated"] == 1 and level["identical_code"]["geomean"] == 1.1
     assert level["d5"] == {} and level["robustness_failed"] == []
 
@@ -156,3 +165,14 @@ def test_unknown_steps_and_levels_are_one_line_errors(tmp_path):
     for override, message in (("steps=[gpu_tests,bogus]", "unknown step(s) bogus"), ("levels=[5]", "levels 1 to 4")):
         with pytest.raises(UserError, match=message.replace("(", r"\(").replace(")", r"\)")):
             Validation(load_config("validate", [override, "device=cpu", f"work_dir={tmp_path}"]))
+
+
+def test_the_references_table_shows_where_the_harness_seconds_go():
+    level = {"evaluated": 2, "rejected": [], "withheld": [], "doubted_once": [],
+             "identical_code": {"problems": 0}, "harness_seconds_median": 3.4,
+             "harness_seconds_by_phase": {"start_and_load": 0.25, "calibration": 1.3, "robustness": 0.74}}
+    lines = render.reference_lines({"levels": {"2": level}})
+    assert "| level | start and load | calibration | robustness |" in lines
+    assert "| 2 | 0.25 | 1.30 | 0.74 |" in lines
+    assert not any("start and load" in line for line in render.reference_lines(
+        {"levels": {"2": dict(level, harness_seconds_by_phase={})}}))

@@ -33,11 +33,28 @@ def timed_seconds(record: dict) -> float:
     return sum(calls) / 1000
 
 
+def harness_phases(record: dict) -> dict[str, float]:
+    """Where one record's harness seconds (eval_seconds less its timed GPU work) went, by the judge's
+    own laps: its sandbox start and the kernel's load, the reference's calibration trials (whose GPU
+    work is the reference's, so about the kernel's own again), the correctness cases and memory call,
+    the timed calls beyond their GPU work, the audits and goodbye, the robustness sandbox (D5, shape
+    variants), and the rest (the judge's own set-up and clean-up)."""
+    meta = record["metadata"]
+    laps, at = meta.get("phase_seconds") or {}, meta.get("trial_phases_at") or {}
+    calibration = (at["calibration"][1] - at["calibration"][0]) if len(at.get("calibration") or []) == 2 else 0.0
+    phases = {"start_and_load": laps.get("start_and_load", 0.0) - calibration, "calibration": calibration,
+              "cases_and_memory": laps.get("correctness_and_memory", 0.0),
+              "timed_calls_beyond_gpu": laps.get("timing", 0.0) - timed_seconds(record),
+              "audits_and_end": laps.get("timed_checks", 0.0), "robustness": meta.get("robustness_seconds") or 0.0}
+    phases["other"] = meta["eval_seconds"] - timed_seconds(record) - sum(phases.values())
+    return {name: round(seconds, 4) for name, seconds in phases.items()}
+
+
 def level_figures(level: int, records: dict, baseline: dict, problems: list[Problem]) -> dict:
     """Per problem of one level: identical code's speedup, or why it has none (a rejection, a withheld
     time), whether its time was doubted once, and the harness's seconds beyond the timed work."""
     found = {"speedups": {}, "rejected": [], "withheld": [], "doubted_once": [], "harness_seconds": {},
-             "d5": {}, "shape_variants": {}, "robustness_failed": []}
+             "harness_phases": {}, "d5": {}, "shape_variants": {}, "robustness_failed": []}
     for problem in problems:
         name, record = f"L{level}/{problem.pid}", records.get(f"{problem.pid}_0")
         if record is None:
@@ -47,6 +64,8 @@ def level_figures(level: int, records: dict, baseline: dict, problems: list[Prob
             found["doubted_once"].append(name)
         if meta.get("eval_seconds") is not None:
             found["harness_seconds"][name] = round(meta["eval_seconds"] - timed_seconds(record), 4)
+            if record["eval_status"] == "correct" and meta.get("phase_seconds"):
+                found["harness_phases"][name] = harness_phases(record)
         count_robustness(found, name, meta)
         if record["eval_status"] != "correct":
             why = meta.get("failed_case") or (meta.get("error") or "").strip().splitlines()[-1:] or [""]
@@ -96,8 +115,17 @@ def section(levels: dict[int, dict]) -> dict:
             "identical_code": spread(found["speedups"]),
             "d5": found.get("d5", {}), "shape_variants": found.get("shape_variants", {}),
             "robustness_failed": found.get("robustness_failed", []),
-            "harness_seconds_median": round(statistics.median(harness), 3) if harness else None}
+            "harness_seconds_median": round(statistics.median(harness), 3) if harness else None,
+            "harness_seconds_by_phase": phase_medians(list(found.get("harness_phases", {}).values()))}
     return result
+
+
+def phase_medians(breakdowns: list[dict]) -> dict:
+    """Each phase's median over the correct samples (harness_phases); the medians need not add up to
+    the median sample's seconds."""
+    if not breakdowns:
+        return {}
+    return {name: round(statistics.median(b[name] for b in breakdowns), 3) for name in breakdowns[0]}
 
 
 def write_bounds(path: Path, hardware: str, levels: dict[int, dict], problems: dict[str, Problem]) -> None:

@@ -77,7 +77,16 @@ def reference_lines(section: dict) -> list[str]:
                      f"{len(f['doubted_once'])} | {geomean} | {spread} | "
                      f"{f['harness_seconds_median'] if f['harness_seconds_median'] is not None else '-'} |")
     rejected = [line for f in section["levels"].values() for line in f["rejected"] + f["withheld"]]
-    return lines + ([""] + [f"- {line}" for line in rejected] if rejected else [])
+    lines += [""] + [f"- {line}" for line in rejected] if rejected else []
+    phases = {level: f["harness_seconds_by_phase"] for level, f in section["levels"].items()
+              if f.get("harness_seconds_by_phase")}
+    if phases:
+        lines += ["", "Where a correct sample's harness seconds go, median s per phase (`harness_seconds_by_phase`):", ""]
+        names = list(next(iter(phases.values())))
+        lines += ["| level | " + " | ".join(n.replace("_", " ") for n in names) + " |",
+                  "| --- |" + " --- |" * len(names)]
+        lines += [f"| {level} | " + " | ".join(f"{p.get(n, 0):.2f}" for n in names) + " |" for level, p in phases.items()]
+    return lines
 
 
 def clock_lines(section: dict) -> list[str]:
