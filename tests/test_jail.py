@@ -416,3 +416,15 @@ def test_jailed_and_unjailed_runs_never_share_a_build(tmp_path, tiny_config):
         assert record["eval_status"] == "correct"
         folders.append(record["metadata"]["build_dir"])
     assert folders[0] != folders[1]
+
+
+def test_processes_of_a_uid_are_found_from_the_real_uid_of_each_status_file():
+    """The scan after each sandbox (and its limit watch) reads every process's real uid; a zombie or
+    another uid's process is not listed."""
+    from kernelbench_verified.evaluate.launch import _status_field, processes_of_uid, usage_of_uid
+
+    assert _status_field("Name:\tx\nUid:\t1000\t1000\t1000\t1000\nThreads:\t3\n", "Uid") == "1000\t1000\t1000\t1000"
+    assert _status_field("Name:\tx\n", "Uid") == ""
+    assert os.getpid() in processes_of_uid(os.getuid())
+    unused = max(os.getuid(), 1) + 987654
+    assert processes_of_uid(unused) == [] and usage_of_uid(unused) == (0, 0.0)

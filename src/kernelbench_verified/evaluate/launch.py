@@ -349,14 +349,29 @@ def _uid_status(uid: int):
             continue
         try:
             with open(f"/proc/{entry}/status") as status:
-                fields = dict(line.split(":", 1) for line in status if ":" in line)
-            if int(fields.get("Uid", "-1").split()[0]) != uid or fields.get("State", "").strip().startswith(("Z", "X")):
+                text = status.read()
+            # Most processes are another uid's: compare the real uid before parsing the rest (the judge
+            # scans every process of the host after each sandbox, and a watch thread does every 0.25 s).
+            if _status_field(text, "Uid").split(maxsplit=1)[0] != str(uid):
+                continue
+            fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+            if fields.get("State", "").strip().startswith(("Z", "X")):
                 continue  # a zombie has ended already; only its parent's wait is missing
             with open(f"/proc/{entry}/stat") as stat:
                 after_name = stat.read().rsplit(")", 1)[1].split()
         except (OSError, ValueError, IndexError):
             continue
         yield int(entry), int(fields.get("Threads", "1")), (int(after_name[11]) + int(after_name[12])) / ticks
+
+
+def _status_field(text: str, name: str) -> str:
+    """The value of one "Name:\tvalue" line of a /proc status file ("" when it has none)."""
+    start = text.find(f"\n{name}:")
+    if start < 0:
+        return ""
+    start += len(name) + 2
+    end = text.find("\n", start)
+    return text[start:end if end >= 0 else len(text)].strip() or ""
 
 
 def processes_of_uid(uid: int) -> list[int]:
