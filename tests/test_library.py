@@ -311,6 +311,8 @@ def test_a_spare_asked_to_set_up_cuda_is_waited_for_before_timing_and_then_serve
         assert sandbox.idle and sandbox.preparing
         spares.settle()
         assert not sandbox.preparing and not sandbox.prepared and spares.held_bytes() == 0
+        spares.prepare()  # asked once only: the sandbox now reads its job, not a second "prepare"
+        assert not sandbox.preparing
     except BaseException:
         spares.close()
         raise

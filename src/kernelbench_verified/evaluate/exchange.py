@@ -57,7 +57,7 @@ class Exchange:
 
     def greeted(self) -> None:
         """A new sandbox's messages before its job (read before the job goes out): "idle", its imports
-        are done, and, when the judge asked it to set up CUDA ahead (judge.Judge.prepare_spares), "prepared"."""
+        are done, and, when the judge asked it to set up CUDA ahead (spares.Spares.prepare), "prepared"."""
         if not self.sandbox.idle:
             self.expect(Event.IDLE)
             self.sandbox.idle = True

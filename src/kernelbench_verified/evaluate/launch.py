@@ -164,6 +164,7 @@ class Sandbox:
     limit_watch: LimitWatch | None = None
     cgroup: cgroups.SandboxCgroup | None = None
     idle: bool = False  # its "idle" was read: imports done, waiting for its first message
+    asked: bool = False  # sent "prepare" (once at most: the sandbox reads its job next)
     preparing: bool = False  # asked to set up CUDA ("prepare"); its "prepared" not read yet
     prepared: bool = False  # its CUDA is set up
     setup_seconds: float | None = None  # what setting CUDA up took it
@@ -171,7 +172,7 @@ class Sandbox:
     def ask_to_prepare(self, device: str) -> None:
         """Have it set up CUDA now (sandbox.prepare_device); its "prepared" answers."""
         self.channel.send({"op": Op.PREPARE, "device": device})
-        self.preparing = True
+        self.asked = self.preparing = True
 
     def note_prepared(self, reply: dict) -> None:
         self.preparing, self.prepared = False, reply.get("ok") is True
@@ -352,7 +353,7 @@ def _uid_status(uid: int):
                 text = status.read()
             # Most processes are another uid's: compare the real uid before parsing the rest (the judge
             # scans every process of the host after each sandbox, and a watch thread does every 0.25 s).
-            if _status_field(text, "Uid").split(maxsplit=1)[0] != str(uid):
+            if (_status_field(text, "Uid").split() or [""])[0] != str(uid):
                 continue
             fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
             if fields.get("State", "").strip().startswith(("Z", "X")):
@@ -371,7 +372,7 @@ def _status_field(text: str, name: str) -> str:
         return ""
     start += len(name) + 2
     end = text.find("\n", start)
-    return text[start:end if end >= 0 else len(text)].strip() or ""
+    return text[start:end if end >= 0 else len(text)].strip()
 
 
 def processes_of_uid(uid: int) -> list[int]:

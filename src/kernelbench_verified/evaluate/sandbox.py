@@ -329,7 +329,7 @@ def run(job: dict, channel: Channel) -> None:
 
 
 def prepare_device(name: str) -> dict:
-    """A spare's CUDA set up before it has a job, at the judge's request (judge.prepare_spares): its
+    """A spare's CUDA set up before it has a job, at the judge's request (spares.Spares.prepare): its
     context and the cuBLAS and cuDNN handles a reference's first calls would otherwise create during the
     calibration. What they allocated goes back, so the calibration's peak memory is the reference's."""
     started = time.monotonic()

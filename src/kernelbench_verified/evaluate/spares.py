@@ -58,7 +58,7 @@ class Spares:
                 if not sandbox.idle and sandbox.channel.has_pending():
                     _expect(sandbox, Event.IDLE, 5.0)
                     sandbox.idle = True
-                if sandbox.idle and not (sandbox.preparing or sandbox.prepared):
+                if sandbox.idle and not sandbox.asked:
                     sandbox.ask_to_prepare(str(self.device))
             except (ChannelClosed, ChannelTimeout, ProtocolViolation, OSError):
                 self._drop(sandbox)
