@@ -1,6 +1,7 @@
 """End-to-end verdicts of the evaluator on the CPU, one batch of example kernels."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -324,38 +325,50 @@ def test_a_file_that_holds_no_code_is_a_missing_kernel_not_a_load_error(tmp_path
     assert holds_code("import torch\nx = 1") and not holds_code("None") and not holds_code("x +")
 
 
+LAZY_BUILDS = ("relu_cpp_lazy", "relu_cpp_written_file", "relu_cpp_gpu_guarded")  # samples 0, 1, 2
+
+
+@pytest.fixture(scope="module")
+def lazy_builds_run(tmp_path_factory):
+    """One run of the kernels whose builds the import alone does not show, built by two CPU workers side
+    by side: {stem: (its record, the build phase's outcome for it)}."""
+    tmp_path = tmp_path_factory.mktemp("lazy_builds")
+    run_dir = make_run(tmp_path, "lazy", {(1, sid): stem for sid, stem in enumerate(LAZY_BUILDS)})
+    cfg = load_config("eval", tiny_overrides(tmp_path, "lazy", subset="[1,1]", num_samples=len(LAZY_BUILDS),
+                                             build_cache=True, torch_pch=False))
+    assert evaluate_run(cfg) == 0
+    records = json.loads((run_dir / "eval_results.json").read_text())
+    found = {}
+    for sid, stem in enumerate(LAZY_BUILDS):
+        record = records[f"1_{sid}"]
+        marker = tmp_path / "builds" / "outcomes" / f"{Path(record['metadata']['build_dir']).name}.json"
+        found[stem] = record, json.loads(marker.read_text())
+    return found
+
+
 @pytest.mark.parametrize("stem, extension", [("relu_cpp_lazy", "relu_lazy_ext_"),
                                              ("relu_cpp_written_file", "relu_file_ext_")])
-def test_an_extension_built_lazily_is_built_in_the_build_phase(tmp_path, stem, extension):
+def test_an_extension_built_lazily_is_built_in_the_build_phase(lazy_builds_run, stem, extension):
     """The build phase constructs ModelNew and calls it once on meta inputs (extension_builds.probe_builds), so an
     extension a kernel builds lazily (at its first call inside try/except with a PyTorch fallback; in
     __init__ from a source it writes into a fresh temporary folder) is built on a CPU build worker; the
     judged sandbox finds it built and only loads it."""
-    run_dir = make_run(tmp_path, "lazy", {(1, 0): stem})
-    cfg = load_config("eval", tiny_overrides(tmp_path, "lazy", subset="[1,1]", build_cache=True, torch_pch=False))
-    assert evaluate_run(cfg) == 0
-    record = json.loads((run_dir / "eval_results.json").read_text())["1_0"]
+    record, outcome = lazy_builds_run[stem]
     assert record["eval_status"] == "correct", record["metadata"].get("error")
-    (marker,) = (tmp_path / "builds" / "outcomes").glob("*.json")  # the build phase's outcome
-    (probed,) = json.loads(marker.read_text())["extension_builds"]
+    (probed,) = outcome["extension_builds"]
     (judged,) = record["metadata"]["extension_builds"]
     assert probed[0] == judged[0] and probed[0].startswith(extension) and probed[2] and judged[2]
     assert judged[1] < probed[1] / 3, (probed, judged)  # a load of what the build phase built
 
 
-def test_an_extension_built_only_where_a_gpu_is_found_is_built_in_the_build_phase(tmp_path):
+def test_an_extension_built_only_where_a_gpu_is_found_is_built_in_the_build_phase(lazy_builds_run):
     """A file that builds its extension under `if torch.cuda.is_available():` builds nothing on a GPU-less
     build worker; the build phase imports it once more with the check answering True
     (extension_builds.probe_gpu_guarded_builds), so on a GPU box the judged sandbox finds the build made. Here,
     with no GPU, the judged sandbox takes the other branch and builds nothing."""
-    run_dir = make_run(tmp_path, "gpu_guarded", {(1, 0): "relu_cpp_gpu_guarded"})
-    cfg = load_config("eval", tiny_overrides(tmp_path, "gpu_guarded", subset="[1,1]", build_cache=True,
-                                             torch_pch=False))
-    assert evaluate_run(cfg) == 0
-    record = json.loads((run_dir / "eval_results.json").read_text())["1_0"]
+    record, outcome = lazy_builds_run["relu_cpp_gpu_guarded"]
     assert record["eval_status"] == "correct", record["metadata"].get("error")
-    (marker,) = (tmp_path / "builds" / "outcomes").glob("*.json")
-    (probed,) = json.loads(marker.read_text())["extension_builds"]
+    (probed,) = outcome["extension_builds"]
     assert probed[0].startswith("relu_gpu_guarded_ext_") and probed[2]
     assert not record["metadata"].get("extension_builds")
 
