@@ -37,7 +37,7 @@ ENDINGS = {
     "jail_cpu_burn.py": {"resource_limit", "timeout"},
     "jail_leak_secrets_error.py": {"load_error", "runtime_error"},
 }
-LIMITS = {"host_memory_gb": 3, "processes": 200, "file_mb": 128, "cpu_seconds": 20, "log_mb": 4,
+LIMITS = {"host_memory_gb": 3, "processes": 200, "file_mb": 128, "cpu_seconds": 8, "log_mb": 4,
           "job_mb": 64, "tmp_mb": 64, "build_mb": 64}
 
 pytestmark = pytest.mark.skipif(jail.available() is not None, reason=f"no jail here: {jail.available()}")
