@@ -263,22 +263,6 @@ def _remove_stale_locks(kernel_build_dir: Path) -> None:
             lock.unlink(missing_ok=True)
 
 
-def _describe_exit(code, detail: str) -> tuple[str, str]:
-    """Status and message for a sandbox that stopped answering."""
-    from .jail import JAIL_FAILED, LIMIT_SIGNALS
-
-    if code == JAIL_FAILED:
-        return "harness_error", "the jail could not be set up (its reason is in log_tail)"
-    if code is None:
-        return "crashed", f"the kernel's process stopped answering ({detail})"
-    if code < 0:
-        name = signal.Signals(-code).name
-        if name in LIMIT_SIGNALS:
-            return "resource_limit", f"{LIMIT_SIGNALS[name]}: the kernel's process was killed by {name}"
-        return "crashed", f"the kernel's process was killed by signal {name}"
-    return "crashed", f"the kernel's process exited with code {code} before finishing"
-
-
 def _tail(path: Path, limit: int = 3000) -> str:
     try:
         with open(path, "rb") as handle:
