@@ -205,9 +205,10 @@ def test_help_names_every_key_with_its_default_and_needs_no_torch(script, config
             assert f"  {key}={written(value)} " in result.stdout or f"  {key}={written(value)}\n" in result.stdout, key
 
 
-def test_help_gives_each_key_the_comments_of_its_config_file():
+def test_help_gives_each_key_the_comments_of_its_config_file(monkeypatch):
     from kernelbench_verified.cli import script_help
 
+    monkeypatch.setenv("COLUMNS", "100")  # the help wraps to the terminal: this test reads one at 100 columns
     text = script_help("eval", "Evaluate.", None, "eval_from_generations.py")
     assert re.search(r"^  timeout=180 +seconds a kernel may take from start to finish before it is killed$", text, re.M)
     flat = " ".join(text.split())

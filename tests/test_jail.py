@@ -89,7 +89,8 @@ def attacked_world(tmp_path_factory):
         leftover.unlink()
     cgroups_before = sandbox_cgroups()
     before = tree_digest(world)
-    env = dict(os.environ, OPENAI_API_KEY=SECRET, ANTHROPIC_API_KEY=SECRET, HF_TOKEN=SECRET)
+    env = dict(os.environ, OPENAI_API_KEY=SECRET, ANTHROPIC_API_KEY=SECRET, HF_TOKEN=SECRET,
+               **{cgroups.OWNER_ENV: OWNER})  # its cgroups, told from those of runs beside this one
     overrides = {"run_name": "attack_run", "runs_dir": str(world / "runs"), "level": 1, "subset": "[1,1]",
                  "num_samples": len(samples), "problems_dir": str(world / "problems"),
                  "hidden_tests_dir": str(world / "problems" / "hidden_tests"), "use_hidden_tests": True,
@@ -106,9 +107,12 @@ def attacked_world(tmp_path_factory):
             "new_cgroups": sandbox_cgroups() - cgroups_before}
 
 
+OWNER = f"eval{os.getpid()}"  # the tag of the attack run's sandbox cgroups (alive while this test runs)
+
+
 def sandbox_cgroups() -> set:
     hierarchy = cgroups.locate()[0]
-    return set(hierarchy.parent.glob("*sandbox_*")) if hierarchy else set()
+    return set(hierarchy.parent.glob(f"{OWNER}_sandbox_*")) if hierarchy else set()
 
 
 def test_the_run_itself_finished(attacked_world):
@@ -355,12 +359,12 @@ def test_cpu_time_spent_reclaiming_at_the_memory_cap_is_named_host_memory():
 
 
 def test_sandbox_limit_signal_names_the_limit():
-    from kernelbench_verified.evaluate.exchange import describe_exit as _describe_exit
+    from kernelbench_verified.evaluate.exchange import describe_exit
 
-    assert _describe_exit(-signal.SIGXCPU, "")[0] == "resource_limit"
-    assert "file_size" in _describe_exit(-signal.SIGXFSZ, "")[1]
-    assert _describe_exit(-signal.SIGSEGV, "")[0] == "crashed"
-    assert _describe_exit(200, "") == ("crashed", "the kernel's process exited with code 200 before finishing")
+    assert describe_exit(-signal.SIGXCPU, "")[0] == "resource_limit"
+    assert "file_size" in describe_exit(-signal.SIGXFSZ, "")[1]
+    assert describe_exit(-signal.SIGSEGV, "")[0] == "crashed"
+    assert describe_exit(200, "") == ("crashed", "the kernel's process exited with code 200 before finishing")
 
 
 @pytest.mark.skipif(cgroups.locate()[0] is None, reason=f"no memory cgroup here: {cgroups.locate()[1]}")
