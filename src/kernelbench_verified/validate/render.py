@@ -49,7 +49,8 @@ def gpu_tests_lines(section: dict) -> list[str]:
 
 
 def exploit_lines(section: dict) -> list[str]:
-    lines = [f"- Attacks flagged with their own static code: **{section['attacks_flagged']} of {section['attacks']}**; "
+    lines = [f"- Attacks flagged by their own static code (or, where no rule can tell them from honest code, by the "
+             f"run-time case named for them): **{section['attacks_flagged']} of {section['attacks']}**; "
              f"also caught when run: {section['attacks_caught_at_run_time']}; missed: "
              f"{_names(section['attacks_missed'])}."]
     for kind in ("clean", "honest"):
@@ -57,7 +58,8 @@ def exploit_lines(section: dict) -> list[str]:
         if k.get("fixtures"):
             lines.append(f"- {kind.capitalize()} fixtures: {k['fixtures']}; rejected: **{len(k['rejected'])}** "
                          f"({_names(k['rejected'])}); time withheld: **{len(k['withheld'])}** ({_names(k['withheld'])}); "
-                         f"doubted once and kept: {len(k['doubted_once'])}.")
+                         f"doubted once and kept: {len(k['doubted_once'])}"
+                         + (f"; D5 failed: **{len(k['d5_failed'])}** ({_names(k['d5_failed'])})." if "d5_failed" in k else "."))
         if k.get("static_errors"):
             lines.append(f"  Error-level static findings on {kind} fixtures: "
                          + "; ".join(f"{n} ({', '.join(c)})" for n, c in sorted(k["static_errors"].items())) + ".")
