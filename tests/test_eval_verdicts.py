@@ -373,6 +373,58 @@ def test_an_extension_built_only_where_a_gpu_is_found_is_built_in_the_build_phas
     assert not record["metadata"].get("extension_builds")
 
 
+DEVICE_GUARDED_KERNEL = """
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+SWISH_CPP = "torch::Tensor swish(torch::Tensor x);"
+_swish = None
+
+
+def get_swish():
+    global _swish
+    if _swish is None:
+        _swish = load_inline(name="swish_device_guarded", cpp_sources=SWISH_CPP, functions=["swish"])
+    return _swish
+
+
+def scale(x, factor=2.0):
+    return x * factor
+
+
+class ModelNew(nn.Module):
+    def _build_relu(self):
+        from torch.utils import cpp_extension
+        self.relu = cpp_extension.load_inline(name="relu_method_built", cpp_sources="", functions=[])
+
+    def forward(self, x):
+        if x.is_cuda:
+            return get_swish().swish(x)
+        return x * torch.sigmoid(x)
+"""
+
+
+def test_the_probe_calls_the_builders_a_forward_reaches_only_on_a_gpu(tmp_path, monkeypatch):
+    """A forward that builds only for CUDA inputs (`if x.is_cuda: return get_swish()...`) builds nothing
+    on the probe's meta inputs; the probe calls the module's and the model's builder helpers that take
+    no arguments itself (extension_builds.builder_helpers), and no other function of the kernel."""
+    from torch.utils import cpp_extension
+
+    from kernelbench_verified.evaluate import extension_builds
+    from kernelbench_verified.problems.load import load_module
+
+    built = []
+    monkeypatch.setattr(cpp_extension, "load_inline", lambda name, **_: built.append(name))
+    path = tmp_path / "kernel.py"
+    path.write_text(DEVICE_GUARDED_KERNEL)
+    kernel = load_module(path, "device_guarded_kernel")
+    reference = "import torch\ndef get_inputs():\n    return [torch.rand(4, 8)]\n"
+    extension_builds.probe_builds(kernel, {"init_args": [], "reference_source": reference, "workdir": str(tmp_path)})
+    assert sorted(built) == ["relu_method_built", "swish_device_guarded"]
+    assert [f.__name__ for f in extension_builds.builder_helpers(kernel, None)] == ["get_swish"]
+
+
 def test_a_guarded_build_that_failed_is_correct_and_says_it_ran_pytorch(tmp_path):
     """A build inside try/except with a PyTorch path is honest where it builds (static: guarded_build, a
     warning); where it fails, the sample is PyTorch's and its record says so."""

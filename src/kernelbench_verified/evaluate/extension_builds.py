@@ -6,8 +6,10 @@ make lazily while its GPU waits.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import os
+import textwrap
 import time
 from pathlib import Path
 
@@ -89,14 +91,17 @@ def probe_builds(kernel, job: dict) -> None:
     """In the build phase (mode "compile", no GPU): construct ModelNew and call it once on inputs of the
     problem's shapes on the meta device, so that extensions built in `__init__`, in a helper of the first
     forward or inside a try/except are built here, on a CPU build worker, and found built when the
-    kernel is judged, instead of built while its GPU waits. Whatever the kernel raises is ignored: it is
-    judged in its own evaluation. A build guarded by torch.cuda.is_available() is reached by
-    probe_gpu_guarded_builds; one guarded by the inputs' device (`x.is_cuda`) is not, and runs in the
-    judged sandbox."""
+    kernel is judged, instead of built while its GPU waits. A helper the forward reaches only for a GPU's
+    inputs (`if x.is_cuda:`) is called directly (builder_helpers). Whatever the kernel raises is ignored:
+    it is judged in its own evaluation. A build guarded by torch.cuda.is_available() is reached by
+    probe_gpu_guarded_builds."""
     model_cls = getattr(kernel, "ModelNew", None)
-    if not isinstance(model_cls, type) or job.get("init_args") is None or not job.get("reference_source"):
+    if not isinstance(model_cls, type):
         return
+    model = None
     try:
+        if job.get("init_args") is None or not job.get("reference_source"):
+            raise LookupError("no constructor arguments or inputs to probe with")
         path = Path(job["workdir"]) / "reference.py"
         path.write_text(job["reference_source"])
         reference = load_module(path, "probe_reference")
@@ -105,6 +110,54 @@ def probe_builds(kernel, job: dict) -> None:
             model(*flatten(reference.get_inputs()))
     except BaseException:  # noqa: BLE001 - the probe only triggers builds
         pass
+    for helper in builder_helpers(kernel, model):
+        try:
+            with torch.device("meta"), torch.no_grad():
+                helper()
+        except BaseException:  # noqa: BLE001 - the probe only triggers builds
+            pass
+
+
+def builder_helpers(kernel, model) -> list:
+    """The kernel module's functions and its model's methods that call an extension builder
+    (`load_inline`, cpp_extension's `load`) and can be called with no arguments: the helpers a forward
+    calls only for inputs on a GPU, which the probe's meta inputs never reach."""
+    found = [f for f in vars(kernel).values() if inspect.isfunction(f) and f.__module__ == kernel.__name__]
+    if model is not None:
+        for name, function in inspect.getmembers(type(model), inspect.isfunction):
+            if function.__module__ == kernel.__name__ and name not in ("__init__", "forward", "__call__"):
+                found.append(getattr(model, name))
+    return [f for f in found if _takes_no_arguments(f) and _calls_a_builder(f)]
+
+
+def _takes_no_arguments(function) -> bool:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters)
+
+
+def _calls_a_builder(function) -> bool:
+    """Whether the function's own code calls load_inline, or a `load` of torch.utils.cpp_extension."""
+    try:
+        source = textwrap.dedent(inspect.getsource(function))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return False
+    from torch.utils import cpp_extension
+
+    named_load = "cpp_extension" in source or \
+        getattr(function, "__func__", function).__globals__.get("load") is cpp_extension.load
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Attribute) and (node.func.attr == "load_inline" or (
+                node.func.attr == "load" and ast.unparse(node.func.value).endswith("cpp_extension"))):
+            return True
+        if isinstance(node.func, ast.Name) and (node.func.id == "load_inline" or (node.func.id == "load" and named_load)):
+            return True
+    return False
 
 
 def probe_gpu_guarded_builds(job: dict) -> None:
