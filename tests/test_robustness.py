@@ -108,7 +108,7 @@ def test_a_problem_without_shape_constants_gets_no_variant(tmp_path):
 # shape variants run by default).
 SAMPLES = {(19, 0): "layernorm_affine_dropped", (19, 1): "layernorm_packed_affine_lazy",
            (19, 2): "layernorm_fixed_shape", (19, 3): "layernorm_affine_folded_at_init",
-           (23, 0): "gemm_relu_weight_t_at_init"}
+           (19, 4): "layernorm_cpp_built_per_dtype", (23, 0): "gemm_relu_weight_t_at_init"}
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +118,7 @@ def records(tmp_path_factory):
     run_dir.mkdir()
     for (pid, sid), stem in SAMPLES.items():
         shutil.copy(FIXTURES / "robustness" / f"{stem}.py", run_dir / f"level_1_problem_{pid}_sample_{sid}_kernel.py")
-    overrides = {"run_name": "robust", "runs_dir": runs, "level": 1, "subset": "[19,23]", "num_samples": 4,
+    overrides = {"run_name": "robust", "runs_dir": runs, "level": 1, "subset": "[19,23]", "num_samples": 5,
                  "problems_dir": PROBLEMS, "hidden_tests_dir": PROBLEMS / "hidden_tests", "use_hidden_tests": True,
                  "num_perf_trials": 3, "num_warmup": 1, "kernel_eval_build_dir": runs / "builds", "device": "cpu",
                  "timeout": 300}
@@ -168,6 +168,20 @@ def test_a_weight_restructured_at_construction_follows_the_construction_seed(rec
     d5 = record["metadata"]["perturbed_parameters"]
     assert d5["status"] == "passed" and d5["perturbed"] == [] and d5["unmatched_parameters"] == []
     assert variants(record) == {"S1": "passed", "S2": "passed"}
+
+
+def test_the_robustness_sandbox_finds_what_the_judged_sandbox_built(records):
+    """An extension the judged sandbox built lazily (the probe could not reach it) is in the build folder
+    the sample's robustness sandbox starts from (judge.Judge.kept_build): it is loaded there, not built
+    again while the GPU waits."""
+    record = records["19_4"]
+    assert record["eval_status"] == "correct", record["metadata"].get("error")
+    assert record["metadata"]["perturbed_parameters"]["status"] == "passed"
+    assert variants(record) == {"S1": "passed", "S2": "passed"}
+    (judged,) = record["metadata"]["extension_builds"]
+    assert judged[0].startswith("layer_norm_rows_float32") and judged[2] and judged[1] > 1, judged
+    robust = record["metadata"]["robustness_builds"]
+    assert robust and all(b[0] == judged[0] and b[2] and b[1] < judged[1] / 3 for b in robust), (judged, robust)
 
 
 def test_the_leaderboard_gates_on_d5_and_shapes_only_when_asked():

@@ -29,6 +29,7 @@ ARCH_NAMES = {
     "blackwell": ["10.0", "12.0"],
 }
 TRITON_CACHE = "triton"  # the Triton cache's folder inside a kernel's build directory
+INDUCTOR_CACHE = "inductor"  # torch.compile's (Inductor's) caches, likewise
 _CAPABILITY = re.compile(r"^(?:sm_)?(\d+)\.?(\d)(a?)$")
 
 

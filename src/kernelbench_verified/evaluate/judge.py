@@ -22,6 +22,7 @@ again from a fresh calibration (`clock.clock_doubts`).
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 
@@ -45,8 +46,16 @@ from ..results import read_json, write_json_atomic
 from ..verdicts import Status
 
 
+def wants_robustness(job: Job) -> bool:
+    """Whether a correct sample of this job goes on to D5 or the shape variants (robustness.py)."""
+    return bool(job.perturb_parameters or job.shape_variants)
+
+
 class Judge:
     """One device's judge: its sandboxes started ahead, its reference cache and its clock's fit."""
+
+    # The last judged sandbox's build folder, copied for the sample's robustness sandbox (robustness.py)
+    kept_build: Path | None = None
 
     def __init__(self, settings: dict, device: str, child_env: dict, spares: tuple[Sandbox, ...] = (),
                  timed_cpu: int | None = None):
@@ -71,13 +80,16 @@ class Judge:
         """Evaluate one kernel; returns its record (see record.FIELDS, results.new_record)."""
         started = time.monotonic()
         warmed = self._warm_triton_cache(job) if job.warm_triton else None
-        record = self.in_sandbox(job, SandboxMode.EVAL)
-        if clock_doubts(record):
-            record = self.judged_again(job, record)
-        if record["eval_status"] == Status.CORRECT and (job.perturb_parameters or job.shape_variants):
-            from . import robustness  # D5 and the shape variants, in a sandbox of their own (it imports this module)
+        try:
+            record = self.in_sandbox(job, SandboxMode.EVAL)
+            if clock_doubts(record):
+                record = self.judged_again(job, record)
+            if record["eval_status"] == Status.CORRECT and wants_robustness(job):
+                from . import robustness  # D5 and the shape variants, in a sandbox of their own (it imports this module)
 
-            record.update(robustness.evaluate(self, job))
+                record.update(robustness.evaluate(self, job))
+        finally:
+            self.drop_kept_build()
         if warmed is not None:
             record["triton_cache"] = warmed
         record["eval_seconds"] = time.monotonic() - started
@@ -113,9 +125,18 @@ class Judge:
             converse(sandbox, job.timeout, Path(job.build_dir), record, self.device,
                      lambda talk: (steps or Conversation.run)(Conversation(self, job, sandbox, talk, mode)))
         finally:
+            if mode == SandboxMode.EVAL and wants_robustness(job):
+                self.drop_kept_build()
+                self.kept_build = sandbox.keep_build()
             sandbox.close()
             give_back_memory(self.device)
         return record
+
+    def drop_kept_build(self) -> None:
+        """Remove the judged sandbox's build folder kept for the sample's robustness cases."""
+        if self.kept_build is not None:
+            shutil.rmtree(self.kept_build.parent, ignore_errors=True)
+            self.kept_build = None
 
     def _warm_triton_cache(self, job: Job) -> dict:
         """Before a Triton kernel's first judged run: one call on the first case's inputs in a sandbox of

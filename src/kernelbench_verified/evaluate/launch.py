@@ -209,6 +209,17 @@ class Sandbox:
         if self.uid is not None:
             _keep_first(self.build_dir, cached)
 
+    def keep_build(self) -> Path | None:
+        """After its conversation: a copy of what the sandbox's build folder holds (its regular files:
+        the builds it found, those it made itself, Triton's and Inductor's caches) in a folder of the
+        judge's, for the sample's robustness sandbox to start from; None when unjailed (the sandbox
+        built in the cache itself)."""
+        if self.uid is None or not self.build_dir.is_dir():
+            return None
+        kept = Path(tempfile.mkdtemp(prefix="kbv_kept_build_")) / "build"
+        _keep_first(self.build_dir, kept)
+        return kept
+
     def harvest_triton_cache(self, cached: Path) -> None:
         """After the Triton warm-up: keep what Triton compiled beside the build (first one wins).
         Unjailed, Triton compiled into the cache itself."""

@@ -45,6 +45,7 @@ FIELDS = {
     "unmatched_parameters": "D5: the reference's perturbed tensors the kernel's model has no counterpart for",
     "shape_variants": "S1, S2: the kernel on other shapes, each passed, failed or not_applicable",
     "robustness_seconds": "the seconds D5 and the shape variants took",
+    "robustness_builds": "the builds their sandboxes say they ran: [name, seconds, succeeded]",
     "clock_retry": "the first attempt's figures of a sample the clock doubted and judged again",
     "phase_seconds": "where the evaluation's seconds went",
     "sandbox_setup_seconds": "what setting up CUDA took the sandbox, ahead of its job (spares.Spares.prepare)",

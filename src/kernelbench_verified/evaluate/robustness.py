@@ -8,6 +8,12 @@ each is recorded beside the cases as passed, failed or not applicable, and the l
 whether any of them gates correctness. Each case builds a fresh ModelNew in the sandbox (`fresh`), so
 the model's first call comes after the perturbation and caches a kernel builds lazily are built from the
 values it is judged on. A sandbox that a case ends (an error, a crash) fails that case.
+
+A robustness sandbox starts from the build folder of the sample's last judged sandbox (Judge.kept_build),
+so an extension that sandbox built lazily, or a graph Inductor compiled there, is not built again while
+the GPU waits. That folder was written after the kernel saw its judged inputs; the robustness cases run on
+other inputs (another seed, other shapes, perturbed parameters) and are not timed, so nothing it holds
+can help them, and it goes to no other sample or evaluation.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from pathlib import Path
 
 from .channel import ProtocolViolation
 from .messages import Event, Op, SandboxMode
+from .record import reported_builds
 from .transport import export_values, payload_bound
 from ..verdicts import Status
 from ..measure.correctness import ReferenceError, compare_outputs, reference_outputs
@@ -53,22 +60,25 @@ def evaluate(judge, job) -> dict:
     started = time.monotonic()
     cases, dropped = planned_cases(job)
     done: list[dict] = []
+    builds: list = []
     for _ in range(MAX_SANDBOXES):
         pending = cases[len(done):]
         if not pending:
             break
         record = judge.in_sandbox(job, SandboxMode.ROBUSTNESS, lambda conv: run(conv, pending))
         done += record["cases"]
+        builds += record.get("extension_builds", [])
         if record["eval_status"] != Status.ROBUSTNESS_DONE and len(done) < len(cases):  # the case in progress ended the sandbox
             done.append(dict(cases[len(done)], status="failed", eval_status=record["eval_status"],
                              reason=str(record.get("error", ""))[:1000]))
     done += [dict(case, status="not_run", reason="the sandboxes ran out") for case in cases[len(done):]]
-    return recorded(done, dropped, time.monotonic() - started)
+    return recorded(done, dropped, time.monotonic() - started, builds)
 
 
-def recorded(done: list[dict], dropped: list[dict], seconds: float) -> dict:
-    """The record's fields: perturbed_parameters (D5), unmatched_parameters, shape_variants."""
-    fields = {"robustness_seconds": round(seconds, 3)}
+def recorded(done: list[dict], dropped: list[dict], seconds: float, builds: list | None = None) -> dict:
+    """The record's fields: perturbed_parameters (D5), unmatched_parameters, shape_variants, and the
+    extension builds the robustness sandboxes ran (robustness_builds)."""
+    fields = {"robustness_seconds": round(seconds, 3), "robustness_builds": builds or []}
     variants = [d for d in done if d["case"] != perturbation.CASE_NAME]
     variants += [{"case": d["name"], "overrides": d["overrides"], "status": "not_applicable",
                   "reason": f"dropped when derived: {d['reason']}"} for d in dropped]
@@ -89,7 +99,7 @@ def run(conv, cases: list[dict]) -> None:
     init_descs, payload = export_values(init_arguments(conv.problem, job.seed, conv.device))
     if payload:  # such a sample was never correct (judge.Conversation.run refuses it)
         raise ProtocolViolation("get_init_inputs() returns CPU tensors, which cannot be sent")
-    build_dir = conv.sandbox.seed_build(Path(job.build_dir))
+    build_dir = conv.sandbox.seed_build(conv.judge.kept_build or Path(job.build_dir))
     conv.talk.post({"job": job.for_sandbox(SandboxMode.ROBUSTNESS, build_dir, init_descs, conv.judge.timed_cpu)})
     conv.judge.spares.prepare()  # nothing is timed here
     conv.talk.expect(Event.COMPILED)
@@ -98,7 +108,7 @@ def run(conv, cases: list[dict]) -> None:
         judged = perturbed_case(conv) if case["case"] == perturbation.CASE_NAME else variant_case(conv, case)
         conv.record["cases"].append(dict(case, **judged))
     conv.talk.post({"op": Op.END})
-    conv.talk.expect(Event.BYE)
+    conv.record["extension_builds"] = reported_builds(conv.talk.expect(Event.BYE).get("builds"))
     conv.record["eval_status"] = Status.ROBUSTNESS_DONE
 
 

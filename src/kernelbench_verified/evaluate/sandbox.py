@@ -36,7 +36,7 @@ if __name__ == "__main__" and "--jailed" in sys.argv:
 import torch
 
 from . import integrity
-from .build import TRITON_CACHE, trim_compiler_output
+from .build import INDUCTOR_CACHE, TRITON_CACHE, trim_compiler_output
 from .extension_builds import BUILDS, CompileFailure, flatten, probe_builds, probe_gpu_guarded_builds, \
     route_extension_builds
 from .launch import confine_to
@@ -282,6 +282,9 @@ def run(job: dict, channel: Channel) -> None:
     # Triton compiles into the kernel's own build directory (warmed once, before any judged run); it
     # reads this when the kernel first imports it.
     os.environ["TRITON_CACHE_DIR"] = str(Path(job["build_dir"]) / TRITON_CACHE)
+    # Inductor's caches too (not the sandbox's private /tmp), so the sample's robustness sandbox,
+    # which starts from this folder (robustness.py), finds the graphs torch.compile made here.
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(Path(job["build_dir"]) / INDUCTOR_CACHE)
     spread = os.sched_getaffinity(0)  # the judge's CPUs: loading (a build the probe missed) and the cases
     if job.get("timed_cpu") is not None:  # the calibration's calls on the CPU the kernel's are timed on
         confine_to({job["timed_cpu"]})
