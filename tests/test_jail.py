@@ -254,7 +254,7 @@ def test_seccomp_refuses_ptrace_mounts_and_new_namespaces(tmp_path):
 
 
 def test_a_jailed_process_cannot_raise_its_priority(tmp_path, monkeypatch):
-    """Builds start niced (launch.lower_build_priority), and a jailed process cannot take the judges'
+    """Builds start niced (placement.lower_build_priority), and a jailed process cannot take the judges'
     priority back, whatever RLIMIT_NICE the host gives it (this host's is already 0, so the limit the
     jail sets is checked as well)."""
     result = run_jailed("import os\nos.setpriority(os.PRIO_PROCESS, 0, 10)\n"

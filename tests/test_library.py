@@ -14,7 +14,8 @@ import torch
 from conftest import TINY
 from kernelbench_verified.evaluate import build
 from kernelbench_verified.evaluate.build import arch_list, build_key, compiler_versions, trim_compiler_output
-from kernelbench_verified.evaluate.launch import BUILD_NICE, build_cpus, cpu_placement, lower_build_priority
+from kernelbench_verified.evaluate import placement
+from kernelbench_verified.evaluate.placement import BUILD_NICE, build_cpus, cpu_placement, lower_build_priority
 from kernelbench_verified.config import child_visible_devices, load_config, perf_trials, trials_by_level
 from kernelbench_verified.measure.correctness import ReferenceError, check_reference, compare_outputs
 from kernelbench_verified.errors import UserError
@@ -182,6 +183,7 @@ def test_builds_start_niced_and_off_the_judges_cpus(monkeypatch):
         nice, cpus = pool.submit(subprocess.run, probe, capture_output=True, text=True, check=True).result().stdout.split(" ", 1)
     assert int(nice) == max(BUILD_NICE, own_nice) and cpus.strip() == str(sorted(last_cpu))
     assert os.getpriority(os.PRIO_PROCESS, 0) == own_nice
+    monkeypatch.setattr(placement, "core_siblings", lambda cpu: {cpu})
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)))
     assert build_cpus(1) == set(range(3, 16)) and build_cpus(8) == set(range(4, 16))
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
@@ -191,12 +193,33 @@ def test_builds_start_niced_and_off_the_judges_cpus(monkeypatch):
 def test_each_judge_times_on_a_cpu_of_its_own_or_none_does(monkeypatch):
     """Judges' sandboxes serve jobs on the second CPU kept for each judge; the judges and their spares
     run on every other CPU. Too few CPUs to keep three per judge: nothing is pinned."""
+    monkeypatch.setattr(placement, "core_siblings", lambda cpu: {cpu})
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)))
     assert cpu_placement(0, 1) == (set(range(16)) - {1}, 1)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(32)))
     assert [cpu_placement(w, 2) for w in (0, 1)] == [(set(range(32)) - {1, 4}, 1), (set(range(32)) - {1, 4}, 4)]
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)))
     assert cpu_placement(0, 1) == (set(range(8)), None)
+
+
+def test_a_timed_cpu_s_hyperthread_sibling_is_left_idle(monkeypatch):
+    """On a host whose CPU n and n + 8 share a core, the judge, its spares and the builds keep off the
+    timed CPU's sibling as well as the timed CPU; the topology is read from sysfs (core_siblings)."""
+    monkeypatch.setattr(placement, "core_siblings", lambda cpu: {cpu % 8, cpu % 8 + 8})
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)))
+    assert cpu_placement(0, 1) == (set(range(16)) - {1, 9}, 1)
+    assert build_cpus(1) == set(range(3, 16)) - {9}
+    assert placement.core_siblings(0) == {0, 8}
+
+
+def test_core_siblings_reads_linux_cpu_lists(tmp_path, monkeypatch):
+    topology = tmp_path / "cpu3" / "topology"
+    topology.mkdir(parents=True)
+    (topology / "thread_siblings_list").write_text("2-3,10\n")
+    real_path = placement.Path
+    monkeypatch.setattr(placement, "Path", lambda text: real_path(text.replace("/sys/devices/system/cpu", str(tmp_path))))
+    assert placement.core_siblings(3) == {2, 3, 10}
+    assert placement.core_siblings(5) == {5}  # no topology: the CPU alone
 
 
 def test_a_sandbox_checks_on_the_judges_cpus_and_times_on_its_timed_cpu(tmp_path):

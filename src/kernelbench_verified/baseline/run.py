@@ -22,7 +22,7 @@ from ..measure.baseline_files import Baseline, load_baseline
 from ..config import (child_visible_devices, parse_subset, require_choice, require_int, resolve_devices, safe_run_name,
                      trials_by_level)
 from ..errors import UserError
-from ..evaluate.launch import confine_to, cpu_placement
+from ..evaluate.placement import confine_to, cpu_placement
 from ..measure.fingerprints import compare_fingerprints
 from ..measure.memory import baseline_method
 from ..problems.load import Problem, list_problems
@@ -255,7 +255,7 @@ def _record_failure(job, error, device, files, fingerprints, progress) -> None:
 
 def baseline_worker(worker_id: int, device: str, settings: dict, jobs, results, timed_cpu: int | None) -> None:
     """Process entry: bind to one GPU before CUDA starts, then time jobs until a None arrives. Eager
-    modes are timed on `timed_cpu` (where a judge's sandbox times a kernel: launch.cpu_placement);
+    modes are timed on `timed_cpu` (where a judge's sandbox times a kernel: placement.cpu_placement);
     compile modes on all CPUs, since Inductor compiles with as many workers as it is given CPUs."""
     import torch
 

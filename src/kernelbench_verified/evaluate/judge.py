@@ -61,7 +61,7 @@ class Judge:
                  timed_cpu: int | None = None):
         """`spares`: sandboxes the caller started ahead; the judge keeps that many started ahead of
         its jobs (settings' spare_sandboxes), or none. `timed_cpu`: the CPU a sandbox moves to for its
-        job, calibration and timed calls included (launch.cpu_placement), or None."""
+        job, calibration and timed calls included (placement.cpu_placement), or None."""
         self.settings = settings
         self.timed_cpu = timed_cpu
         self.device = torch.device(device)

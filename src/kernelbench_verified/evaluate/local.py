@@ -18,7 +18,8 @@ from pathlib import Path
 from tqdm import tqdm
 
 from .builder import BuildWorker
-from .launch import build_cpus, child_environment, cpu_placement, lower_build_priority
+from .launch import child_environment
+from .placement import build_cpus, cpu_placement, lower_build_priority
 from .messages import JobDone, JobStarted, JudgeFingerprint
 from .record import failure
 from .worker import by_build, failed_to_build, judge_worker

@@ -30,7 +30,8 @@ from pathlib import Path
 
 from .. import cluster
 from ..verdicts import Status
-from .launch import child_environment, lower_build_priority
+from .launch import child_environment
+from .placement import lower_build_priority
 from .record import failure
 from .worker import by_build, failed_to_build, start_spares
 

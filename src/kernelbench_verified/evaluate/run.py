@@ -19,7 +19,7 @@ from omegaconf import DictConfig
 from . import cgroups, jail, pch
 from .build import outcome_marker
 from .job import Job
-from .launch import build_cpus, lower_build_priority
+from .placement import build_cpus, lower_build_priority
 from .local import Precompiler, Progress, dispatch
 from .record import failure
 from .settings import run_backend, settings_from_config

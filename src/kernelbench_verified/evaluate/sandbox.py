@@ -39,7 +39,7 @@ from . import integrity
 from .build import INDUCTOR_CACHE, TRITON_CACHE, trim_compiler_output
 from .extension_builds import BUILDS, CompileFailure, flatten, probe_builds, probe_gpu_guarded_builds, \
     route_extension_builds
-from .launch import confine_to
+from .placement import confine_to
 from .messages import Event, Op, SandboxMode
 from .channel import Channel
 from .timeline import TimelineSlots

@@ -9,14 +9,15 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from .launch import confine_to, start_sandbox
+from .launch import start_sandbox
+from .placement import confine_to
 from ..verdicts import Status
 
 
 def judge_worker(worker_id: int, settings: dict, device: str, child_env: dict, jobs, results,
                  placement: tuple[set[int], int | None]) -> None:
     """Judge process entry: take jobs until a None arrives, reporting each (messages.JobStarted, JobDone).
-    Sandboxes are started before the torch import below. `placement` (launch.cpu_placement): the CPUs
+    Sandboxes are started before the torch import below. `placement` (placement.cpu_placement): the CPUs
     of this process and its spares, and the one CPU a sandbox serving a job moves to (or None)."""
     os.environ.update(child_env)
     own_cpus, timed_cpu = placement
