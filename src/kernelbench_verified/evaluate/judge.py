@@ -127,7 +127,8 @@ class Judge:
         finally:
             if mode == SandboxMode.EVAL and wants_robustness(job):
                 self.drop_kept_build()
-                self.kept_build = sandbox.keep_build()
+                if record.get("eval_status") == Status.CORRECT:  # only a correct sample meets D5 and the variants
+                    self.kept_build = sandbox.keep_build()
             sandbox.close()
             give_back_memory(self.device)
         return record

@@ -162,7 +162,11 @@ class Sandbox:
         if self.uid is None or not self.build_dir.is_dir():
             return None
         kept = Path(tempfile.mkdtemp(prefix="kbv_kept_build_")) / "build"
-        _keep_first(self.build_dir, kept)
+        try:
+            _keep_first(self.build_dir, kept)
+        except OSError:  # a full disk, say: the robustness sandbox starts from the shared cache instead
+            shutil.rmtree(kept.parent, ignore_errors=True)
+            return None
         return kept
 
     def harvest_triton_cache(self, cached: Path) -> None:
