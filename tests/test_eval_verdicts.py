@@ -374,6 +374,8 @@ def test_an_extension_built_only_where_a_gpu_is_found_is_built_in_the_build_phas
 
 
 DEVICE_GUARDED_KERNEL = """
+import functools
+
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
@@ -387,6 +389,11 @@ def get_swish():
     if _swish is None:
         _swish = load_inline(name="swish_device_guarded", cpp_sources=SWISH_CPP, functions=["swish"])
     return _swish
+
+
+@functools.lru_cache(maxsize=None)
+def gelu_module():
+    return load_inline(name="gelu_cached_helper", cpp_sources="", functions=[])
 
 
 def scale(x, factor=2.0):
@@ -408,7 +415,8 @@ class ModelNew(nn.Module):
 def test_the_probe_calls_the_builders_a_forward_reaches_only_on_a_gpu(tmp_path, monkeypatch):
     """A forward that builds only for CUDA inputs (`if x.is_cuda: return get_swish()...`) builds nothing
     on the probe's meta inputs; the probe calls the module's and the model's builder helpers that take
-    no arguments itself (extension_builds.builder_helpers), and no other function of the kernel."""
+    no arguments itself (extension_builds.builder_helpers; a cached one too), and no other function of
+    the kernel."""
     from torch.utils import cpp_extension
 
     from kernelbench_verified.evaluate import extension_builds
@@ -421,8 +429,8 @@ def test_the_probe_calls_the_builders_a_forward_reaches_only_on_a_gpu(tmp_path, 
     kernel = load_module(path, "device_guarded_kernel")
     reference = "import torch\ndef get_inputs():\n    return [torch.rand(4, 8)]\n"
     extension_builds.probe_builds(kernel, {"init_args": [], "reference_source": reference, "workdir": str(tmp_path)})
-    assert sorted(built) == ["relu_method_built", "swish_device_guarded"]
-    assert [f.__name__ for f in extension_builds.builder_helpers(kernel, None)] == ["get_swish"]
+    assert sorted(built) == ["gelu_cached_helper", "relu_method_built", "swish_device_guarded"]
+    assert [f.__name__ for f in extension_builds.builder_helpers(kernel, None)] == ["get_swish", "gelu_module"]
 
 
 def test_a_guarded_build_that_failed_is_correct_and_says_it_ran_pytorch(tmp_path):

@@ -110,7 +110,11 @@ def probe_builds(kernel, job: dict) -> None:
             model(*flatten(reference.get_inputs()))
     except BaseException:  # noqa: BLE001 - the probe only triggers builds
         pass
-    for helper in builder_helpers(kernel, model):
+    try:
+        helpers = builder_helpers(kernel, model)
+    except Exception:  # noqa: BLE001 - the kernel's objects answered oddly: no helper is probed
+        helpers = []
+    for helper in helpers:
         try:
             with torch.device("meta"), torch.no_grad():
                 helper()
@@ -119,10 +123,12 @@ def probe_builds(kernel, job: dict) -> None:
 
 
 def builder_helpers(kernel, model) -> list:
-    """The kernel module's functions and its model's methods that call an extension builder
-    (`load_inline`, cpp_extension's `load`) and can be called with no arguments: the helpers a forward
-    calls only for inputs on a GPU, which the probe's meta inputs never reach."""
-    found = [f for f in vars(kernel).values() if inspect.isfunction(f) and f.__module__ == kernel.__name__]
+    """The kernel module's functions (cached ones too: `@functools.lru_cache`) and its model's methods
+    that call an extension builder (`load_inline`, cpp_extension's `load`) and can be called with no
+    arguments: the helpers a forward calls only for inputs on a GPU, which the probe's meta inputs never
+    reach."""
+    found = [f for f in vars(kernel).values()
+             if callable(f) and inspect.isfunction(inspect.unwrap(f)) and inspect.unwrap(f).__module__ == kernel.__name__]
     if model is not None:
         for name, function in inspect.getmembers(type(model), inspect.isfunction):
             if function.__module__ == kernel.__name__ and name not in ("__init__", "forward", "__call__"):
@@ -141,14 +147,14 @@ def _takes_no_arguments(function) -> bool:
 def _calls_a_builder(function) -> bool:
     """Whether the function's own code calls load_inline, or a `load` of torch.utils.cpp_extension."""
     try:
-        source = textwrap.dedent(inspect.getsource(function))
+        source = textwrap.dedent(inspect.getsource(inspect.unwrap(function)))
         tree = ast.parse(source)
     except (OSError, TypeError, SyntaxError):
         return False
     from torch.utils import cpp_extension
 
     named_load = "cpp_extension" in source or \
-        getattr(function, "__func__", function).__globals__.get("load") is cpp_extension.load
+        getattr(inspect.unwrap(function), "__func__", inspect.unwrap(function)).__globals__.get("load") is cpp_extension.load
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
