@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import inspect
 import os
-import textwrap
 import time
 from pathlib import Path
 
@@ -124,16 +123,30 @@ def probe_builds(kernel, job: dict) -> None:
 
 def builder_helpers(kernel, model) -> list:
     """The kernel module's functions (cached ones too: `@functools.lru_cache`) and its model's methods
-    that call an extension builder (`load_inline`, cpp_extension's `load`) and can be called with no
-    arguments: the helpers a forward calls only for inputs on a GPU, which the probe's meta inputs never
-    reach."""
+    that call an extension builder (`load_inline`, cpp_extension's `load`, as the static checker resolves
+    them) and can be called with no arguments: the helpers a forward calls only for inputs on a GPU,
+    which the probe's meta inputs never reach."""
+    lines = builder_call_lines(Path(kernel.__file__).read_text())
     found = [f for f in vars(kernel).values()
              if callable(f) and inspect.isfunction(inspect.unwrap(f)) and inspect.unwrap(f).__module__ == kernel.__name__]
     if model is not None:
         for name, function in inspect.getmembers(type(model), inspect.isfunction):
             if function.__module__ == kernel.__name__ and name not in ("__init__", "forward", "__call__"):
                 found.append(getattr(model, name))
-    return [f for f in found if _takes_no_arguments(f) and _calls_a_builder(f)]
+    return [f for f in found if _takes_no_arguments(f) and _holds_a_line(f, lines)]
+
+
+def builder_call_lines(source: str) -> set[int]:
+    """The lines of a kernel file's load_inline and cpp_extension.load calls."""
+    from ..static.check import parse
+    from ..static.context import KernelFile
+
+    tree = parse(source)
+    if not isinstance(tree, ast.Module):
+        return set()
+    kernel_file = KernelFile(source, tree)
+    return ({call.lineno for call, short in kernel_file.builder_calls if short == "load_inline"}
+            | {call.lineno for call in kernel_file.load_calls})
 
 
 def _takes_no_arguments(function) -> bool:
@@ -144,26 +157,13 @@ def _takes_no_arguments(function) -> bool:
     return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters)
 
 
-def _calls_a_builder(function) -> bool:
-    """Whether the function's own code calls load_inline, or a `load` of torch.utils.cpp_extension."""
+def _holds_a_line(function, lines: set[int]) -> bool:
+    """Whether the function's own source spans one of `lines`."""
     try:
-        source = textwrap.dedent(inspect.getsource(inspect.unwrap(function)))
-        tree = ast.parse(source)
-    except (OSError, TypeError, SyntaxError):
+        body, first = inspect.getsourcelines(inspect.unwrap(function))
+    except (OSError, TypeError):
         return False
-    from torch.utils import cpp_extension
-
-    named_load = "cpp_extension" in source or \
-        getattr(inspect.unwrap(function), "__func__", inspect.unwrap(function)).__globals__.get("load") is cpp_extension.load
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        if isinstance(node.func, ast.Attribute) and (node.func.attr == "load_inline" or (
-                node.func.attr == "load" and ast.unparse(node.func.value).endswith("cpp_extension"))):
-            return True
-        if isinstance(node.func, ast.Name) and (node.func.id == "load_inline" or (node.func.id == "load" and named_load)):
-            return True
-    return False
+    return any(first <= line < first + len(body) for line in lines)
 
 
 def probe_gpu_guarded_builds(job: dict) -> None:
