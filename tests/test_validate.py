@@ -123,6 +123,24 @@ def test_each_step_replaces_its_own_section_and_defects_are_named(tmp_path):
         summary.record_section(path, header, "bogus", {}, {})
 
 
+def test_a_references_run_of_some_levels_keeps_the_other_levels_with_their_dates(tmp_path):
+    path = tmp_path / "X.json"
+    header = {"gpu": "X", "device_name": "a GPU", "fingerprint": {}}
+
+    def level(evaluated: int) -> dict:
+        return {"evaluated": evaluated, "rejected": [], "withheld": [], "doubted_once": [],
+                "identical_code": {"problems": 0}, "harness_seconds_median": 1.0}
+
+    summary.record_section(path, header, "references", {"levels": {"1": level(100), "2": level(100)}}, {"levels": [1, 2]})
+    first = json.loads(path.read_text())["sections"]["references"]["levels"]["1"]["measured"]
+    document = summary.record_section(path, header, "references", {"levels": {"2": level(99)}}, {"levels": [2]})
+    levels = document["sections"]["references"]["levels"]
+    assert list(levels) == ["1", "2"] and levels["1"]["measured"] == first and levels["2"]["evaluated"] == 99
+    assert levels["2"]["measured"]["settings"] == {"levels": [2]}
+    line = render._measured(document["sections"]["references"])
+    assert line.startswith("Level 1: _Measured") and "Level 2: _Measured" in line
+
+
 def test_the_committed_pages_show_exactly_the_committed_summaries():
     """docs/validation.md's figures and the README's headline table are generated, never typed."""
     folder = ROOT / "results" / "validation"

@@ -5,6 +5,7 @@ the committed pages match the committed summaries, so no figure is typed by hand
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ..results import write_text_atomic
@@ -30,6 +31,15 @@ def _names(values: list) -> str:
 
 
 def _measured(section: dict) -> str:
+    """When and how a section was measured; a references section whose levels were measured apart
+    (summary.with_other_levels) says it per level."""
+    stamps: dict[str, list[str]] = {}
+    for level, figures in section.get("levels", {}).items():
+        if "measured" in figures:
+            stamps.setdefault(json.dumps(figures["measured"], sort_keys=True), []).append(level)
+    if len(stamps) > 1:
+        return " ".join(f"Level{'s' if len(levels) > 1 else ''} {', '.join(levels)}: "
+                        f"{_measured({'measured': json.loads(stamp)})}" for stamp, levels in stamps.items())
     m = section.get("measured", {})
     if m.get("assembled_from"):
         return f"_{m['assembled_from'][0].upper()}{m['assembled_from'][1:]}._"

@@ -65,10 +65,24 @@ def record_section(path: Path, header: dict, step: str, section: dict, settings:
         raise ValueError(f"unknown validation step {step!r}")
     document = load(path)
     document.update(header)
-    document.setdefault("sections", {})[step] = {**section, "measured": measured(settings)}
+    stamp = measured(settings)
+    if step == "references":
+        section = with_other_levels(document.get("sections", {}).get(step), section, stamp)
+    document.setdefault("sections", {})[step] = {**section, "measured": stamp}
     document["sections"] = {name: document["sections"][name] for name in STEPS if name in document["sections"]}
     write_json_atomic(path, document)
     return document
+
+
+def with_other_levels(previous: dict | None, section: dict, stamp: dict) -> dict:
+    """The references section of a run of some levels: those levels replace their figures, each stamped
+    with this run's `measured`; the levels it did not run keep theirs and when they were measured, as
+    the identical-code bounds keep the problems not measured again (references.write_bounds)."""
+    levels = {}
+    for level, figures in (previous or {}).get("levels", {}).items():
+        levels[level] = {**figures, "measured": figures.get("measured", previous.get("measured", {}))}
+    levels.update({level: {**figures, "measured": stamp} for level, figures in section["levels"].items()})
+    return {**section, "levels": {level: levels[level] for level in sorted(levels, key=int)}}
 
 
 def summaries(folder: Path) -> dict[str, dict]:
