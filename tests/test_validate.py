@@ -110,17 +110,18 @@ def test_references_figures_count_rejections_withheld_times_and_identical_codes_
 def test_each_step_replaces_its_own_section_and_defects_are_named(tmp_path):
     path = tmp_path / "X.json"
     header = {"gpu": "X", "device_name": "a GPU", "fingerprint": {}}
-    summary.record_section(path, header, "clock", {"honest_records": 1}, {"levels": [1]})
+    summary.record_section(path, header, "clock", {"honest_records": 1}, {"levels": [1]}, "abc123")
     summary.record_section(path, header, "exploits", {"attacks_missed": ["side_stream_x"],
-                                                      "honest": {"rejected": ["conv"], "withheld": []}}, {})
-    document = summary.record_section(path, header, "clock", {"honest_records": 2}, {})
+                                                      "honest": {"rejected": ["conv"], "withheld": []}}, {}, "abc123")
+    document = summary.record_section(path, header, "clock", {"honest_records": 2}, {}, "abc123")
     assert list(document["sections"]) == ["exploits", "clock"]  # in step order
     assert document["sections"]["clock"]["honest_records"] == 2
     assert document["sections"]["clock"]["measured"]["harness_version"]
+    assert document["sections"]["clock"]["measured"]["git_commit"] == "abc123"  # as the validation started
     assert summary.summaries(tmp_path)["X"] == document
     assert defects_of(document) == ["attack missed: side_stream_x", "honest fixture rejected: conv"]
     with pytest.raises(ValueError):
-        summary.record_section(path, header, "bogus", {}, {})
+        summary.record_section(path, header, "bogus", {}, {}, "abc123")
 
 
 def test_a_references_run_of_some_levels_keeps_the_other_levels_with_their_dates(tmp_path):
@@ -131,9 +132,11 @@ def test_a_references_run_of_some_levels_keeps_the_other_levels_with_their_dates
         return {"evaluated": evaluated, "rejected": [], "withheld": [], "doubted_once": [],
                 "identical_code": {"problems": 0}, "harness_seconds_median": 1.0}
 
-    summary.record_section(path, header, "references", {"levels": {"1": level(100), "2": level(100)}}, {"levels": [1, 2]})
+    summary.record_section(path, header, "references", {"levels": {"1": level(100), "2": level(100)}},
+                           {"levels": [1, 2]}, "abc123")
     first = json.loads(path.read_text())["sections"]["references"]["levels"]["1"]["measured"]
-    document = summary.record_section(path, header, "references", {"levels": {"2": level(99)}}, {"levels": [2]})
+    document = summary.record_section(path, header, "references", {"levels": {"2": level(99)}}, {"levels": [2]},
+                                      "abc123")
     levels = document["sections"]["references"]["levels"]
     assert list(levels) == ["1", "2"] and levels["1"]["measured"] == first and levels["2"]["evaluated"] == 99
     assert levels["2"]["measured"]["settings"] == {"levels": [2]}

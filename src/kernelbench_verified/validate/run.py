@@ -52,8 +52,8 @@ class Validation:
         self.subset = parse_subset(cfg.subset)
         self.problems_dir = cfg.problems_dir
         self.hidden_tests_dir = cfg.hidden_tests_dir
-        commit = (summary.git_commit() or "nogit").replace("+changes", "-changes")[:20]
-        self.work = Path(cfg.work_dir) / f"{self.gpu}-{commit}"
+        self.commit = summary.git_commit()
+        self.work = Path(cfg.work_dir) / f"{self.gpu}-{(self.commit or 'nogit').replace('+changes', '-changes')[:20]}"
         self.summary_path = summary.summary_path(Path(cfg.out_dir), self.gpu)
         self.bounds_path = Path(cfg.identical_code_dir) / f"{self.gpu}.json"
         self.docs = Path(cfg.docs) if cfg.docs else None
@@ -205,7 +205,7 @@ def validate_harness(cfg: DictConfig) -> int:
     for step in v.steps:
         started = time.monotonic()
         section = STEP_FUNCTIONS[step](v)
-        summary.record_section(v.summary_path, v.header(), step, section, dict(v.settings))
+        summary.record_section(v.summary_path, v.header(), step, section, dict(v.settings), v.commit)
         print(f"{step}: done in {time.monotonic() - started:.0f} s; {v.summary_path} updated")
     if v.docs or v.readme:  # every GPU's summary in out_dir (never a CPU run's)
         from .render import render_files

@@ -46,9 +46,11 @@ def git_commit() -> str | None:
     return commit
 
 
-def measured(settings: dict) -> dict:
+def measured(settings: dict, commit: str | None) -> dict:
+    """When and with what a section was measured. `commit` is the checkout's as the validation started:
+    by the time a step ends, its own outputs (the bounds file, the baselines) differ from the commit."""
     return {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "harness_version": harness_version(),
-            "git_commit": git_commit(), "settings": settings}
+            "git_commit": commit, "settings": settings}
 
 
 def summary_path(out_dir: Path, gpu: str) -> Path:
@@ -59,13 +61,13 @@ def load(path: Path) -> dict:
     return read_json(path, "validation summary") if path.is_file() else {}
 
 
-def record_section(path: Path, header: dict, step: str, section: dict, settings: dict) -> dict:
+def record_section(path: Path, header: dict, step: str, section: dict, settings: dict, commit: str | None) -> dict:
     """Write `section` as the summary's `step`, with when and how it was measured; returns the summary."""
     if step not in STEPS:
         raise ValueError(f"unknown validation step {step!r}")
     document = load(path)
     document.update(header)
-    stamp = measured(settings)
+    stamp = measured(settings, commit)
     if step == "references":
         section = with_other_levels(document.get("sections", {}).get(step), section, stamp)
     document.setdefault("sections", {})[step] = {**section, "measured": stamp}
