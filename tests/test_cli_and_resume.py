@@ -269,6 +269,9 @@ def test_cfg_job_prints_the_composed_config_and_runs_nothing(tmp_path):
     assert not (tmp_path / "jobs.log").exists()
     assert run_recorder(tmp_path, "run_name=a", "level=1").returncode == 0  # the same command runs without it
     assert (tmp_path / "jobs.log").read_text() == "a 1 [None, None]\n"
+    unfinished = run_recorder(tmp_path, "level=1", "--cfg", "job")  # the required run_name not given yet
+    assert unfinished.returncode == 0 and "run_name: ???" in unfinished.stdout
+    assert "run_name" in unfinished.stderr and len(unfinished.stderr.strip().splitlines()) == 1
     refused = run_recorder(tmp_path, "run_name=a", "level=1", "--cfg", "hydra")
     assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
     assert "--cfg job" in refused.stderr and refused.stdout == ""

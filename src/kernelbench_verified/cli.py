@@ -53,9 +53,13 @@ def run_script(config_name: str, main: Callable[[DictConfig], int | None], doc: 
         command = parse_command_line(sys.argv[1:], PYDRA_METHODS.get(config_name, {}))
         if command.multirun:
             sys.exit(_multirun(config_name, main, command, sweeps))
-        cfg = load_config(config_name, command.overrides)
+        cfg = load_config(config_name, command.overrides, allow_missing=bool(command.cfg))
         if command.cfg:
             print(OmegaConf.to_yaml(cfg), end="")
+            missing = sorted(OmegaConf.missing_keys(cfg))
+            if missing:
+                print(f"note: {', '.join(missing)} still to pass as key=value (??? above) before this runs",
+                      file=sys.stderr)
             sys.exit(0)
         code = main(cfg)
     except UserError as exc:

@@ -26,9 +26,10 @@ def config_path(name: str) -> Path:
     return path
 
 
-def load_config(name: str, overrides: list[str]) -> DictConfig:
+def load_config(name: str, overrides: list[str], allow_missing: bool = False) -> DictConfig:
     """Compose configs/{name}.yaml with Hydra-style overrides, upstream's names among them
-    (upstream_names.translate); raise UserError on any problem."""
+    (upstream_names.translate); raise UserError on any problem. `allow_missing` keeps required keys
+    not given as ??? (for printing the config), instead of refusing them."""
     from hydra import compose, initialize_config_dir
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
@@ -49,7 +50,7 @@ def load_config(name: str, overrides: list[str]) -> DictConfig:
             raise UserError(f"bad config override: {first}: add -m to run one job per value, or write a list "
                             "as key=[a,b] or a string as key='a,b'") from None
         raise UserError(f"bad config override: {first} (see configs/{name}.yaml for the keys)") from None
-    if missing:
+    if missing and not allow_missing:
         raise UserError(f"missing required config key(s): {', '.join(missing)} (pass them as key=value)")
     _coerce_booleans(cfg, defaults)
     return cfg
