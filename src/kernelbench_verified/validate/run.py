@@ -219,17 +219,19 @@ def validate_harness(cfg: DictConfig) -> int:
 
 
 def defects_of(document: dict) -> list[str]:
-    """What in a summary a user must not cite as clean: missed attacks, honest samples rejected or
-    withheld, failing suites."""
+    """What in a summary a user must not cite as clean: missed attacks, honest samples rejected,
+    withheld or failing D5 or a shape variant, failing suites."""
     sections, found = document.get("sections", {}), []
     ex = sections.get("exploits", {})
     found += [f"attack missed: {name}" for name in ex.get("attacks_missed", [])]
     for kind in ("clean", "honest"):
         found += [f"{kind} fixture rejected: {n}" for n in ex.get(kind, {}).get("rejected", [])]
         found += [f"{kind} fixture's time withheld: {n}" for n in ex.get(kind, {}).get("withheld", [])]
+        found += [f"{kind} fixture failed D5: {n}" for n in ex.get(kind, {}).get("d5_failed", [])]
     for level, figures in sections.get("references", {}).get("levels", {}).items():
         found += [f"reference rejected: {line}" for line in figures.get("rejected", [])]
         found += [f"reference's time withheld: {line}" for line in figures.get("withheld", [])]
+        found += [f"reference failed: {line}" for line in figures.get("robustness_failed", [])]
     for name, suite in sections.get("gpu_tests", {}).get("suites", {}).items():
         if suite.get("exit_code") != 0:
             found.append(f"{name} tests: {suite.get('failed', 0)} failed, {suite.get('errors', 0)} errors "
