@@ -197,3 +197,22 @@ def test_the_references_table_shows_where_the_harness_seconds_go():
     assert "| 2 | 0.25 | 1.30 | 0.74 |" in lines
     assert not any("start and load" in line for line in render.reference_lines(
         {"levels": {"2": dict(level, harness_seconds_by_phase={})}}))
+
+
+def test_the_references_table_shows_d5_and_the_shape_variants_by_status_and_names_failures():
+    level = {"evaluated": 2, "rejected": [], "withheld": [], "doubted_once": [],
+             "identical_code": {"problems": 0}, "harness_seconds_median": 3.4,
+             "d5": {"passed": 2}, "shape_variants": {"passed": 3, "failed": 1},
+             "robustness_failed": ["L2/7 S2 {'N': 96}: outputs differ"]}
+    lines = render.reference_lines({"levels": {"2": level, "3": dict(level, d5={}, shape_variants={})}})
+    assert "| 2 | 2 passed | 1 failed, 3 passed |" in lines
+    assert not any(line.startswith("| 3 | ") and "passed" in line for line in lines)  # level 3: not measured
+    assert "- L2/7 S2 {'N': 96}: outputs differ" in lines
+
+
+def test_an_honest_kernel_failing_d5_or_a_shape_variant_is_a_defect():
+    document = {"sections": {
+        "exploits": {"clean": {"rejected": [], "withheld": [], "d5_failed": ["add_bias"]}},
+        "references": {"levels": {"2": {"rejected": [], "withheld": [], "robustness_failed": ["L2/7 D5: differs"]},
+                                  "3": {"rejected": [], "withheld": []}}}}}
+    assert defects_of(document) == ["clean fixture failed D5: add_bias", "reference failed: L2/7 D5: differs"]

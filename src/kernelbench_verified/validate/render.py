@@ -90,6 +90,7 @@ def reference_lines(section: dict) -> list[str]:
                      f"{f['harness_seconds_median'] if f['harness_seconds_median'] is not None else '-'} |")
     rejected = [line for f in section["levels"].values() for line in f["rejected"] + f["withheld"]]
     lines += [""] + [f"- {line}" for line in rejected] if rejected else []
+    lines += robustness_lines(section)
     phases = {level: f["harness_seconds_by_phase"] for level, f in section["levels"].items()
               if f.get("harness_seconds_by_phase")}
     if phases:
@@ -99,6 +100,25 @@ def reference_lines(section: dict) -> list[str]:
                   "| --- |" + " --- |" * len(names)]
         lines += [f"| {level} | " + " | ".join(f"{p.get(n, 0):.2f}" for n in names) + " |" for level, p in phases.items()]
     return lines
+
+
+def robustness_lines(section: dict) -> list[str]:
+    """Identical code on D5 and the shape variants, by status, for the levels measured with them: each
+    must pass where it applies; a failure is named below the table."""
+    measured = {level: f for level, f in section["levels"].items() if f.get("d5") or f.get("shape_variants")}
+    if not measured:
+        return []
+    lines = ["", "Identical code on D5 (perturbed parameters) and the shape variants, by status:", "",
+             "| level | D5 | shape variants |", "| --- | --- | --- |"]
+    for level, f in measured.items():
+        lines.append(f"| {level} | {_statuses(f.get('d5', {}))} | {_statuses(f.get('shape_variants', {}))} |")
+    failed = [line for f in measured.values() for line in f.get("robustness_failed", [])]
+    return lines + ([""] + [f"- {line}" for line in failed] if failed else [])
+
+
+def _statuses(counts: dict) -> str:
+    """{"passed": 200, "not_applicable": 2} as "200 passed, 2 not applicable"; "-" when none."""
+    return ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in sorted(counts.items())) or "-"
 
 
 def clock_lines(section: dict) -> list[str]:
