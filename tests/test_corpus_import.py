@@ -243,9 +243,12 @@ def test_import_evaluate_and_audit_end_to_end(tmp_path):
     expected = baseline["level1"]["1_ReLU.py"]["mean"] / standard["1_0"]["runtime"]
     assert rows[(1, 0)]["speedup"]["tf32"] == pytest.approx(expected, rel=1e-9)
     assert rows[(1, 1)]["speedup"]["hidden"] is None and rows[(1, 1)]["claimed"] == 40.0
-    assert rows[(1, 2)]["speedup"]["static"] is None and "monkey_patch" in rows[(1, 2)]["reason"] or \
-        rows[(1, 2)]["lost_at"] in ("retimed", "tf32")
-    assert not rows[(1, 2)]["survives"]["static"]
+    patched = rows[(1, 2)]  # the static checker removes it whatever the CPU's timings make of it before
+    assert patched["speedup"]["static"] is None and not patched["survives"]["static"]
+    if patched["lost_at"] == "static":
+        assert "monkey_patch" in patched["reason"]
+    else:
+        assert patched["lost_at"] in ("retimed", "tf32", "hidden") and patched["reason"].endswith("is no speedup")
     not_compared = {(r["pid"], r["kind"]) for r in audit["not_compared"]}
     assert not_compared == {(2, "compile"), (3, "cuda_graphs")}  # no compile baseline timed; graphs never
     analysis = script("benchmark_eval_analysis.py", "run_name=acme_level1_test", "runs_dir=runs", "level=1",

@@ -100,7 +100,7 @@ def cpu_records(tmp_path_factory):
                  "hidden_tests_dir": str(PROBLEMS / "hidden_tests"), "use_hidden_tests": True, "device": "cpu",
                  "timeout": 300, "num_correct_trials": 2, "num_warmup": 0, "measure_performance": False,
                  # two CPU judges: torch.compile's first call (Inductor's C++ build, ~20 s) runs beside the rest
-                 "num_gpu_devices": 2, "num_cpu_workers": 2, "torch_pch": False,
+                 "num_gpu_devices": 2, "num_cpu_workers": 2, "torch_pch": False, "spare_sandboxes": 0,
                  "kernel_eval_build_dir": str(work / "builds")}
     assert evaluate_run(load_config("eval", [f"{k}={v}" for k, v in overrides.items()])) == 0
     results = json.loads((run_dir / "eval_results_hidden.json").read_text())
