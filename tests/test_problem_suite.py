@@ -6,8 +6,8 @@ import pytest
 import torch
 
 from conftest import ROOT
-from kernelbench_verified.problems.hidden_tests import hidden_path, hidden_seed
-from kernelbench_verified.problems.inputs import HIDDEN_DISTRIBUTIONS, build_model
+from kernelbench_verified.problems.hidden_tests import HIDDEN_DISTRIBUTIONS, hidden_path, hidden_seed
+from kernelbench_verified.problems.inputs import build_model
 from kernelbench_verified.problems.load import INPUT_BLIND, list_problems, load_module, stripped_source
 
 CATALOG = [json.loads(line) for line in (ROOT / "KernelBench" / "catalog.jsonl").read_text().splitlines()]

@@ -9,10 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..paths import CHECKOUT_ROOT
-from .inputs import HIDDEN_DISTRIBUTIONS, seeded_inputs
 from .load import Problem, load_module
 
 DEFAULT_HIDDEN_DIR = CHECKOUT_ROOT / "hidden_tests"
+# The four hidden distributions: name and the factor applied to floating-point inputs. Here rather than
+# in inputs.py, which imports torch: the corpus importer and the scripts' checks read them without it.
+HIDDEN_DISTRIBUTIONS = (("D1", 1.0), ("D2", 3.0), ("D3", 0.01), ("D4", -1.0))
 
 
 def hidden_seed(level: int, pid: int) -> int:
@@ -30,6 +32,8 @@ def hidden_inputs(hidden_file: str, level: int, problem_file: str, seed: int,
 
     Tensors are created on the current default device (the caller's `with torch.device(...)`)."""
     import torch
+
+    from .inputs import seeded_inputs
 
     problem_path = Path(hidden_file).resolve().parents[2] / "KernelBench" / f"level{level}" / problem_file
     problem = load_module(problem_path)

@@ -15,9 +15,6 @@ from typing import Any
 
 import torch
 
-# The four hidden distributions: name and the factor applied to floating-point inputs.
-HIDDEN_DISTRIBUTIONS = (("D1", 1.0), ("D2", 3.0), ("D3", 0.01), ("D4", -1.0))
-
 PRECISIONS = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import torch
 
-from .hidden_tests import hidden_seed
-from .inputs import HIDDEN_DISTRIBUTIONS, build_model, seeded_inputs
+from .hidden_tests import HIDDEN_DISTRIBUTIONS, hidden_seed
+from .inputs import build_model, seeded_inputs
 from .load import Problem, load_module
 from ..measure.timing import peak_memory, time_function
 
