@@ -33,11 +33,11 @@ demo: install
 	  print(hardware_label(torch.device('cuda' if torch.cuda.is_available() else 'cpu')))") \
 	  --degenerate_file $(TINY)/degenerate_problems.json --out runs/demo_leaderboard.html
 
-# Two workers, each taking whole test files (a file's shared runs stay on one worker): most tests wait on
-# sandboxes and builds, so two workers finish on a 2-CPU host in about three quarters of one worker's time.
-# -rs: every skipped test says why (the browser test without Chromium); the slowest 15, for CI's 20 minutes.
+# Two workers, each taking whole test files (a file's shared runs stay on one worker), in the order
+# tests/conftest.py gives them: the longest first, so both finish together. -rs: every skipped test says
+# why (the browser test without Chromium); the slowest 15, for CI's 20 minutes.
 test: install
-	$(BIN)/python -m pytest -q -rs --durations=15 -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -rs --durations=15 -n 2 --dist loadfile --no-loadscope-reorder
 
 # On a GPU box: validate the harness itself and write results/validation/{GPU}.json (docs/validation.md).
 # Extra keys go through VALIDATE, e.g. make validate VALIDATE="levels=[2] quick=true".

@@ -61,7 +61,8 @@ def test_baselines_on_ray_are_the_local_files_with_the_same_fingerprints(tmp_pat
     from conftest import TINY
 
     baseline_script = os.path.join(os.path.dirname(SCRIPT), "generate_baseline_time.py")
-    common = [f"problems_dir={TINY / 'KernelBench'}", "level=1", "subset=[1,4]", "num_perf_trials=3",
+    # Two problems: each is timed apart, so two show as much as the four (at half of the 80 s on CI's CPUs).
+    common = [f"problems_dir={TINY / 'KernelBench'}", "level=1", "subset=[1,2]", "num_perf_trials=3",
               "num_warmup=1", "device=cpu", "hardware=here", "modes=[baseline_time_torch,baseline_time_torch_tf32]",
               f"timing_path={timing_path}"]
     for mode, extra in (("local", []), ("ray", ["eval_mode=ray", f"ray_address={cluster[0].address}"])):
@@ -70,7 +71,7 @@ def test_baselines_on_ray_are_the_local_files_with_the_same_fingerprints(tmp_pat
         assert done.returncode == 0, done.stderr[-3000:]
     for name in ("baseline_time_torch", "baseline_time_torch_tf32"):
         local, on_ray = (json.loads((tmp_path / m / "here" / f"{name}.json").read_text()) for m in ("local", "ray"))
-        assert sorted(on_ray["level1"]) == sorted(local["level1"]) and len(on_ray["level1"]) == 4, \
+        assert sorted(on_ray["level1"]) == sorted(local["level1"]) and len(on_ray["level1"]) == 2, \
             (on_ray.get("failures"), local.get("failures"))
         assert all(e["mean"] > 0 and e["device"].startswith("ray:") for e in on_ray["level1"].values())
         assert compare_fingerprints(on_ray["fingerprint"], local["fingerprint"]) == []  # all but the date
