@@ -96,6 +96,25 @@ def test_a_variant_the_reference_rejects_is_dropped_and_the_next_dimension_tried
     assert "the reference raises" in dropped[0]["reason"]
 
 
+def test_a_constant_the_reference_model_reads_itself_is_never_varied(tmp_path):
+    """Level 3's VanillaRNN sizes its stored hidden state from the module's batch_size in __init__: a
+    kernel file with the same __init__ reads its own batch_size, so halving the problem's would fail
+    identical code. Only the constant the model reads is left alone; a local of the same name is not one."""
+    problem = tmp_path / "1_StatefulCell.py"
+    problem.write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+        "    def __init__(self, features):\n        super().__init__()\n"
+        "        self.state = torch.zeros(batch_size, features)\n\n"
+        "    def forward(self, x):\n        features = x.shape[1]\n        return x + self.state[:, :features]\n\n\n"
+        "batch_size = 8\nfeatures = 64\n\n\n"
+        "def get_inputs():\n    return [torch.rand(batch_size, features)]\n\n\n"
+        "def get_init_inputs():\n    return [features]\n")
+    kept, dropped = derive_variants(problem)
+    assert [(v.name, v.overrides) for v in kept] == [("S2", {"features": 48})]
+    assert dropped == [{"name": "S1", "overrides": {"batch_size": 4},
+                        "reason": "the reference's model reads batch_size itself"}]
+
+
 def test_a_problem_without_shape_constants_gets_no_variant(tmp_path):
     problem = tmp_path / "1_Literal.py"
     problem.write_text("import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"

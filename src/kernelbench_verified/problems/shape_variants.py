@@ -12,6 +12,10 @@ get_init_inputs() both see it and both models are built for it. Variants are scr
 device (no memory, no compute): one on which the reference raises is dropped, with its reason. The judge
 screens the kept ones again on the device (a reference that raises or gives non-finite output there makes
 the variant not applicable for that run).
+
+A constant that the reference's model reads itself (`torch.randn(batch_size, hidden)` in `__init__`) is
+never varied: the kernel's file keeps its own copy of the module, so its model would be built for the
+old value while the reference is built for the new one, and identical code would fail.
 """
 
 from __future__ import annotations
@@ -88,6 +92,32 @@ def dimensions_set_by(path: str | Path, constants: dict[str, int]) -> dict[str, 
     return {name: dims for name, dims in found.items() if dims}
 
 
+# Module-level functions that only make the inputs: a constant they read is an input shape.
+INPUT_FUNCTIONS = ("get_inputs", "get_init_inputs")
+
+
+def read_by_model(path: str | Path, names) -> set[str]:
+    """The names among `names` that the problem's classes and helper functions read as module globals
+    (not as an argument or a local of the function reading them)."""
+    found = set()
+    for node in ast.parse(Path(path).read_text()).body:
+        if isinstance(node, ast.ClassDef) or (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                               and node.name not in INPUT_FUNCTIONS):
+            for function in ast.walk(node):
+                if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                    found |= _globals_read(function) & set(names)
+    return found
+
+
+def _globals_read(function) -> set[str]:
+    arguments = function.args
+    local = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    local |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+    names = [n for n in ast.walk(function) if isinstance(n, ast.Name)]
+    local |= {n.id for n in names if isinstance(n.ctx, ast.Store)}
+    return {n.id for n in names if isinstance(n.ctx, ast.Load) and n.id not in local}
+
+
 def meta_run_error(module: ModuleType) -> str | None:
     """Why the reference fails on the meta device with this module's constants, or None when it runs."""
     try:
@@ -118,8 +148,14 @@ def derive_variants(path: str | Path) -> tuple[list[ShapeVariant], list[dict]]:
     if not dims:
         return [], []
     kept, dropped, screens = [], [], []
+    model_reads = read_by_model(path, constants)
 
     def consider(name: str, overrides: dict, description: str) -> bool:
+        fixed = sorted(model_reads & set(overrides))
+        if fixed:
+            dropped.append({"name": name, "overrides": overrides,
+                            "reason": f"the reference's model reads {', '.join(fixed)} itself"})
+            return False
         error = meta_run_error(variant_module(path, overrides))
         if error and not screens:  # a reference that fails on the meta device as it is is screened on the device only
             screens.append(meta_run_error(variant_module(path, {})) is None)
