@@ -335,7 +335,7 @@ def lazy_builds_run(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("lazy_builds")
     run_dir = make_run(tmp_path, "lazy", {(1, sid): stem for sid, stem in enumerate(LAZY_BUILDS)})
     cfg = load_config("eval", tiny_overrides(tmp_path, "lazy", subset="[1,1]", num_samples=len(LAZY_BUILDS),
-                                             build_cache=True, torch_pch=False))
+                                             build_cache=True))
     assert evaluate_run(cfg) == 0
     records = json.loads((run_dir / "eval_results.json").read_text())
     found = {}
@@ -437,7 +437,7 @@ def test_a_guarded_build_that_failed_is_correct_and_says_it_ran_pytorch(tmp_path
     """A build inside try/except with a PyTorch path is honest where it builds (static: guarded_build, a
     warning); where it fails, the sample is PyTorch's and its record says so."""
     run_dir = make_run(tmp_path, "guarded", {(1, 0): "relu_guarded_build_fails"})
-    cfg = load_config("eval", tiny_overrides(tmp_path, "guarded", subset="[1,1]", torch_pch=False))
+    cfg = load_config("eval", tiny_overrides(tmp_path, "guarded", subset="[1,1]"))
     assert evaluate_run(cfg) == 0
     record = json.loads((run_dir / "eval_results.json").read_text())["1_0"]
     assert record["eval_status"] == "correct" and record["runtime"] > 0

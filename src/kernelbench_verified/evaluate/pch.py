@@ -144,10 +144,10 @@ class Toolchain:
         """{flag-set name: the include folder a build of those flags searches first}; {} without GCC."""
         return {name: str(self.folder / name) for name in FLAG_SETS} if self.usable else {}
 
-    def ensure(self) -> dict[str, str]:
-        """Make the missing headers (once per machine: a file lock lets concurrent evaluators wait for
-        the first one) and return include_folders() of those that exist. A header that fails to compile
-        is left out, with a warning: its builds read the header."""
+    def ensure(self, names=tuple(FLAG_SETS)) -> dict[str, str]:
+        """Make the missing headers of the flag sets `names` (once per machine: a file lock lets
+        concurrent evaluators wait for the first one) and return include_folders() of those that exist.
+        A header that fails to compile is left out, with a warning: its builds read the header."""
         if not self.usable:
             return {}
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -155,7 +155,7 @@ class Toolchain:
             fcntl.flock(lock, fcntl.LOCK_EX)
             for left in self.folder.glob(".staging_*"):  # of a maker that was killed
                 shutil.rmtree(left, ignore_errors=True)
-            missing = [name for name in FLAG_SETS if not (self.folder / name / HEADER).is_file()]
+            missing = [name for name in names if not (self.folder / name / HEADER).is_file()]
             threads = [threading.Thread(target=self._make_or_warn, args=(name,)) for name in missing]
             for thread in threads:
                 thread.start()

@@ -207,9 +207,10 @@ def use_precompiled_header(cfg: DictConfig, settings: dict, build_root: Path) ->
     (settings["torch_pch"]) and mount its folder read-only in the jail. None when there is none to use."""
     if not cfg.torch_pch or cfg.eval_mode != "local":
         return None
+    root = Path(cfg.torch_pch_dir) if cfg.torch_pch_dir else build_root / "pch"
     # The compiler as the builds will find it: the jail passes them no CXX.
     try:
-        toolchain = pch.Toolchain(build_root / "pch", jail.allowed_environment(os.environ) if settings["jail"] else None)
+        toolchain = pch.Toolchain(root, jail.allowed_environment(os.environ) if settings["jail"] else None)
     except Exception as exc:  # no ninja or no compiler here: builds will say so themselves
         print(f"warning: no precompiled torch header ({first_line(exc)})", file=sys.stderr)
         return None
