@@ -8,10 +8,10 @@ fp32 (without) and bf16; level 1 problem 5 listed as degenerate.
 import hashlib
 import json
 import re
+import resource
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -265,15 +265,20 @@ def test_analysis_shows_correct_and_fast_by_turn_of_a_refinement(tmp_path):
     assert lines["turn 1: correct / Fast@1 (standard checks)"] == f"{lines['correct (best of N)']} / {fast_1}"
 
 
+def children_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def test_ten_models_of_250_problems_render_fast_and_small(tmp_path):
     paths = write_synthetic(tmp_path, models=10, levels={1: 100, 2: 100, 3: 50}, samples=5)
     out = tmp_path / "leaderboard.html"
-    started = time.perf_counter()
+    started = children_cpu_seconds()
     done = cli("generate_leaderboard.py", "--use_hidden_eval", "--out", out, "--runs_dir", paths["runs_dir"],
                "--timing_dir", paths["timing_dir"], "--degenerate_file", paths["degenerate_file"])
-    elapsed = time.perf_counter() - started
+    used = children_cpu_seconds() - started  # the script's own CPU: the other test worker's load does not count
     assert done.returncode == 0, done.stderr
-    assert elapsed < 10, f"took {elapsed:.1f} s"
+    assert used < 10, f"took {used:.1f} s of CPU"
     assert out.stat().st_size < 15e6, f"{out.stat().st_size / 1e6:.1f} MB"
     data = page_data(out.read_text())
     overall = [r for r in data["sections"][0]["rows"] if r["level"] == "all"]

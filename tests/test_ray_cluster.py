@@ -37,17 +37,20 @@ def statuses(run_dir, name: str = "eval_results.json") -> dict:
     return {k: r["eval_status"] for k, r in json.loads((run_dir / name).read_text()).items()}
 
 
+# The verdicts local mode gives these kernels with hidden tests (test_eval_verdicts.py judges each of them
+# in local mode: the identity shortcut fails D4, relu_raises is a runtime error).
+LOCAL_VERDICTS = {"1_0": "correct", "1_1": "incorrect", "1_2": "runtime_error", "2_0": "correct", "4_0": "correct"}
+
+
 def test_ray_mode_gives_the_verdicts_of_local_mode(tmp_path, cluster):
-    local = make_run(tmp_path, "local_run", KERNELS)
     on_ray = make_run(tmp_path, "ray_run", KERNELS)
-    common = dict(num_samples=3, subset="[1,4]", device="cpu", static_check="off", use_hidden_tests=True)
-    evaluate_run(load_config("eval", tiny_overrides(tmp_path, "local_run", **common)))
-    evaluate_run(load_config("eval", tiny_overrides(tmp_path, "ray_run", eval_mode="ray",
-                                                    ray_address=cluster[0].address, **common)))
+    evaluate_run(load_config("eval", tiny_overrides(tmp_path, "ray_run", eval_mode="ray", ray_address=cluster[0].address,
+                                                    num_samples=3, subset="[1,4]", device="cpu", static_check="off",
+                                                    use_hidden_tests=True)))
     hidden = "eval_results_hidden.json"
-    assert statuses(on_ray, hidden) == statuses(local, hidden)
-    assert [statuses(on_ray, hidden)[k] for k in ("1_0", "1_1", "1_2", "2_0", "4_0")] == \
-        ["correct", "incorrect", "runtime_error", "correct", "correct"]
+    found = statuses(on_ray, hidden)
+    assert {k: v for k, v in found.items() if v != "missing_kernel"} == LOCAL_VERDICTS
+    assert len(found) == 4 * 3  # every slot of the subset, the empty ones as missing_kernel
     records = json.loads((on_ray / hidden).read_text())
     assert records["1_0"]["runtime"] > 0 and records["1_0"]["metadata"]["device"].startswith("ray:")
     assert len(json.loads((on_ray / "eval_fingerprint.json").read_text())) == 2  # one entry per judge
