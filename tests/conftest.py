@@ -71,13 +71,6 @@ def start_shared_pch() -> Path:
     return SHARED_PCH["dir"]
 
 
-def wait_for_shared_pch() -> None:
-    """Until the session's header is made (for a run whose C++ builds would otherwise start before it)."""
-    start_shared_pch()
-    if SHARED_PCH["maker"] is not None:
-        SHARED_PCH["maker"].join()
-
-
 def load_benchmark(name: str):
     """A script of benchmarks/ imported as a module (they are scripts, not package modules)."""
     spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TINY, load_config, make_run, tiny_overrides, wait_for_shared_pch
+from conftest import TINY, load_config, make_run, tiny_overrides
 from kernelbench_verified.evaluate.run import evaluate_run
 from kernelbench_verified.problems.load import source_sha256
 
@@ -33,9 +33,6 @@ def results(tmp_path_factory):
     run_dir = make_run(runs, "batch", BATCH)
     cfg = load_config("eval", tiny_overrides(runs, "batch", num_samples=10, use_hidden_tests=True,
                                              build_cache=True, timeout=300))
-    # Its two C++ builds start within seconds: waiting for the session's header (its maker has this
-    # worker's CPU meanwhile) takes each from about 40 s of CPU to about 14 s.
-    wait_for_shared_pch()
     assert evaluate_run(cfg) == 0
     return json.loads((run_dir / "eval_results_hidden.json").read_text())
 
