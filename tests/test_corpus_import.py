@@ -218,10 +218,14 @@ def test_import_evaluate_and_audit_end_to_end(tmp_path):
     and analysis; no problems_dir= or hidden_tests_dir= anywhere after the import."""
     cheap = ["device=cpu", "num_perf_trials=3", "num_warmup=1", "num_cpu_workers=1",
              f"kernel_eval_build_dir={tmp_path / 'builds'}", "runs_dir=runs"]
-    script("import_kernels.py", f"source={CORPUS}", "name=acme", f"problems_dir={TINY / 'KernelBench'}", cwd=tmp_path)
+    imported = script("import_kernels.py", f"source={CORPUS}", "name=acme", f"problems_dir={TINY / 'KernelBench'}",
+                      cwd=tmp_path)
+    printed = [line.strip() for line in imported.stdout.splitlines()]
     for hidden in ("False", "True"):
-        script("eval_from_generations.py", "run_name=acme_level1_test", "level=1", "num_samples=3",
-               f"use_hidden_tests={hidden}", *cheap, cwd=tmp_path)
+        step = f"run_name=acme_level1_test level=1 num_samples=3 use_hidden_tests={hidden}"
+        assert f"python scripts/eval_from_generations.py {step}" in printed  # the importer says what to run next
+        script("eval_from_generations.py", *step.split(), *cheap, cwd=tmp_path)
+    assert "python scripts/generate_baseline_time.py run_name=acme_level1_test" in printed
     script("generate_baseline_time.py", "run_name=acme_level1_test", "runs_dir=runs", "device=cpu",
            "timing_path=process", "modes=[baseline_time_torch,baseline_time_torch_tf32]", "num_perf_trials=3",
            cwd=tmp_path)

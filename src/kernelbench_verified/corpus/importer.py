@@ -385,10 +385,27 @@ def print_summary(summary: dict, name: str, runs_dir: Path, corpus_dir: Path) ->
               f"-> {runs_dir / info['run']}; references vs shipped: {compared or 'none in the corpus'}; "
               f"judged against the {info['references']} problems")
     print("next, on a GPU box:")
+    for line in next_steps(summary, corpus_dir):
+        print(f"  {line}")
+
+
+def next_steps(summary: dict, corpus_dir: Path) -> list[str]:
+    """The commands that take the imported runs to a claims audit (docs/audit.md), in order: both
+    evaluations (the audit's first steps read the standard one's times, the later ones the hidden one's
+    verdicts), a baseline and screened hidden tests for a level judged against the corpus's references."""
+    steps = []
     for level, info in summary["levels"].items():
-        print(f"  python scripts/eval_from_generations.py run_name={info['run']} level={level} "
-              f"num_samples={info['num_samples']} use_hidden_tests=True")
+        run, samples = info["run"], info["num_samples"]
         if info["references"] == "corpus":
-            print(f"  python scripts/generate_baseline_time.py run_name={info['run']}")
-    print(f"  python scripts/generate_leaderboard.py --use_hidden_eval --runs "
-          + " ".join(info["run"] for info in summary["levels"].values()))
+            steps.append(f"python scripts/generate_hidden_inputs.py --level {level} --validate "
+                         f"--problems-dir {corpus_dir / 'KernelBench'} --out-dir {corpus_dir / 'hidden_tests'}")
+            steps.append(f"python scripts/generate_baseline_time.py run_name={run}")
+        for hidden in (False, True):
+            steps.append(f"python scripts/eval_from_generations.py run_name={run} level={level} "
+                         f"num_samples={samples} use_hidden_tests={hidden}")
+    runs = " ".join(info["run"] for info in summary["levels"].values())
+    steps.append(f"python scripts/generate_leaderboard.py --use_hidden_eval --runs {runs}")
+    for level, info in summary["levels"].items():
+        steps.append(f"python scripts/benchmark_eval_analysis.py run_name={info['run']} level={level} "
+                     f"use_hidden_eval=True")
+    return steps
