@@ -469,6 +469,12 @@ def test_a_run_named_anything_is_found_through_its_recorded_config(tmp_path):
     (runs / "other").mkdir()  # no name pattern, no config: not a run, and said so when named
     with pytest.raises(UserError, match="holds no generate_config.yaml"):
         build_report(Options(**{**PATHS, "runs_dir": str(runs), "runs": ["other"]}))
+    generated_only = runs / "generated"  # kernels and a config, nothing evaluated yet: say what to run
+    generated_only.mkdir()
+    shutil.copy(runs / "test" / "generate_config.yaml", generated_only)
+    with pytest.raises(UserError, match=r"has evaluation results with hidden tests: evaluate them first with "
+                                        r"scripts/eval_from_generations.py .* use_hidden_tests=True"):
+        build_report(Options(**{**PATHS, "runs_dir": str(runs), "runs": ["generated"], "use_hidden_eval": True}))
 
 
 def test_a_run_of_other_problem_files_than_the_baseline_timed_is_refused(tmp_path):
