@@ -50,3 +50,18 @@ def test_a_spinning_receive_gets_a_later_message_and_still_times_out():
     with pytest.raises(ChannelTimeout):
         reader.receive(started + 0.1, spin=True)
     assert 0.1 <= time.monotonic() - started < 1.0
+
+
+def test_the_trial_overhead_benchmark_times_a_round_trip_to_another_process():
+    """benchmarks/trial_overhead.py talks to its peer over this channel; on the CPU it times the plain and
+    the spinning round trip (no "arm": that needs CUDA) and a tiny problem's inputs."""
+    import torch
+
+    from conftest import load_benchmark
+
+    benchmark = load_benchmark("trial_overhead")
+    steps = benchmark.peer_steps("cpu", 5)
+    assert set(steps) == {"message", "message_spin"}
+    assert all(0 < s["median_us"] <= s["p90_us"] for s in steps.values())
+    made = benchmark.input_steps(benchmark.CPU_PROBLEMS[0], torch.device("cpu"), 3)
+    assert made["input_bytes"] > 0 and made["inputs"]["median_us"] > 0
