@@ -13,7 +13,8 @@ largest is known before any of it is changed:
   l2_flush      the judge's L2 flush (a buffer twice L2's size written) and a sync
   message       one message to another process and its reply over the judge's Channel, the reply
                 awaited asleep as the judge awaits it ("message_spin": polling)
-  arm           the same, the other process synchronising and resetting persisting L2 before it replies
+  arm           the same, the other process doing what the sandbox does on "arm" (TrialTools.prepare:
+                synchronise, reset persisting L2) before it replies
   inputs        a problem's fresh inputs (problems.inputs.case_inputs, as the judge makes them) and a sync
   write_inputs  those inputs copied into buffers of their shape (TrialPhase.write_inputs) and a sync
 
@@ -45,8 +46,8 @@ channel = Channel(int(sys.argv[1]), int(sys.argv[2]))
 cuda = sys.argv[3] == "cuda"
 if cuda:
     import torch
-    from kernelbench_verified.measure.timing import reset_persisting_l2
-    torch.zeros(1, device="cuda")
+    from kernelbench_verified.measure.timing import TrialTools
+    tools = TrialTools(torch.device("cuda"), flush_l2=False)  # as the sandbox makes them
 channel.send({"ready": True})
 while True:
     try:
@@ -54,8 +55,7 @@ while True:
     except ChannelClosed:
         break
     if message.get("op") == "arm" and cuda:
-        torch.cuda.synchronize()
-        reset_persisting_l2()
+        tools.prepare()  # what the sandbox does on "arm"
     channel.send({"done": True})
 """
 

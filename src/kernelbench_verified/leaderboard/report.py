@@ -59,10 +59,9 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
     loaded = [r for run in tqdm(runs, desc="loading runs", unit="run", leave=False)
               if (r := load_run_results(run, warnings)) is not None]
     if not loaded:
-        hidden = " use_hidden_tests=True" if options.use_hidden_eval else ""
-        raise UserError(f"none of the {len(runs)} run(s) in {options.runs_dir} has evaluation results"
-                        f"{' with hidden tests' if hidden else ''}: evaluate them first with "
-                        f"scripts/eval_from_generations.py run_name=RUN level=L{hidden}")
+        which, key = (" with hidden tests", " use_hidden_tests=True") if options.use_hidden_eval else ("", "")
+        raise UserError(f"none of the {len(runs)} run(s) in {options.runs_dir} has evaluation results{which}: "
+                        f"evaluate them first with scripts/eval_from_generations.py run_name=RUN level=L{key}")
     shown_baseline = main_baseline or next((b for r in loaded if (b := baselines.get(r.run, options.baseline))), None)
     if shown_baseline is None:
         raise UserError(f"no run has a baseline {options.baseline} timed yet: time their problems with "
