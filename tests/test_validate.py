@@ -216,3 +216,23 @@ def test_an_honest_kernel_failing_d5_or_a_shape_variant_is_a_defect():
         "references": {"levels": {"2": {"rejected": [], "withheld": [], "robustness_failed": ["L2/7 D5: differs"]},
                                   "3": {"rejected": [], "withheld": []}}}}}
     assert defects_of(document) == ["clean fixture failed D5: add_bias", "reference failed: L2/7 D5: differs"]
+
+
+def test_the_commit_ignores_the_validations_own_outputs_but_not_other_changes(tmp_path):
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
+                       capture_output=True)
+
+    (tmp_path / "results").mkdir()
+    for name in ("results/H100.json", "README.md", "judge.py"):
+        (tmp_path / name).write_text("before\n")
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "start")
+    outputs = (tmp_path / "results" / "H100.json", tmp_path / "README.md")
+    (tmp_path / "results" / "H100.json").write_text("level 1 written\n")
+    (tmp_path / "README.md").write_text("table rewritten\n")
+    clean = summary.git_commit(outputs, root=tmp_path)
+    assert clean and not clean.endswith("+changes")
+    (tmp_path / "judge.py").write_text("edited\n")
+    assert summary.git_commit(outputs, root=tmp_path) == clean + "+changes"

@@ -52,12 +52,13 @@ class Validation:
         self.subset = parse_subset(cfg.subset)
         self.problems_dir = cfg.problems_dir
         self.hidden_tests_dir = cfg.hidden_tests_dir
-        self.commit = summary.git_commit()
-        self.work = Path(cfg.work_dir) / f"{self.gpu}-{(self.commit or 'nogit').replace('+changes', '-changes')[:20]}"
         self.summary_path = summary.summary_path(Path(cfg.out_dir), self.gpu)
         self.bounds_path = Path(cfg.identical_code_dir) / f"{self.gpu}.json"
         self.docs = Path(cfg.docs) if cfg.docs else None
         self.readme = Path(cfg.readme) if cfg.readme else None
+        self.commit = summary.git_commit(tuple(p for p in (self.summary_path, self.bounds_path, self.docs,
+                                                           self.readme) if p is not None))
+        self.work = Path(cfg.work_dir) / f"{self.gpu}-{(self.commit or 'nogit').replace('+changes', '-changes')[:20]}"
         self.settings = {"levels": self.levels, "quick": self.quick, "subset": list(self.subset),
                          "num_cpu_workers": self.cpu_workers}
 

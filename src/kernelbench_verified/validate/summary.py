@@ -31,17 +31,20 @@ def harness_version() -> str:
         return found.group(1) if found else "unknown"
 
 
-def git_commit() -> str | None:
-    """The checkout's commit, with "+changes" when its tracked files differ from it."""
+def git_commit(outputs: tuple[Path, ...] = (), root: Path = CHECKOUT_ROOT) -> str | None:
+    """The checkout's commit, with "+changes" when its tracked files differ from it. The validation's own
+    outputs (`outputs`: the summary, the bounds, the pages it rewrites) do not count, so that a level run
+    after another keeps the commit both ran."""
     def git(*args: str) -> str | None:
         try:
-            done = subprocess.run(["git", *args], cwd=CHECKOUT_ROOT, capture_output=True, text=True, timeout=20)
+            done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=20)
         except (OSError, subprocess.SubprocessError):
             return None
         return done.stdout.strip() if done.returncode == 0 else None
 
     commit = git("rev-parse", "HEAD")
-    if commit and git("status", "--porcelain", "--untracked-files=no"):
+    excluded = [f":(exclude){Path(path).resolve()}" for path in outputs]
+    if commit and git("status", "--porcelain", "--untracked-files=no", "--", str(root), *excluded):
         commit += "+changes"
     return commit
 
