@@ -77,8 +77,15 @@ def test_killed_run_resumes_without_reevaluating_finished_samples(tmp_path):
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not (results.exists() and "1_0" in json.loads(results.read_text())):
         time.sleep(0.5)
-    os.killpg(process.pid, signal.SIGKILL)  # the whole run, judge and sandbox included
+    judges = [pid for pid in children(process.pid) if "multiprocessing.spawn" in command_line(pid)]
+    process.kill()  # the evaluator alone, as `kill -9 PID` does: its judge must not judge on unread
     process.wait()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(map(running, judges)):
+        time.sleep(0.2)
+    survivors = [pid for pid in judges if running(pid)]
+    os.killpg(process.pid, signal.SIGKILL)
+    assert judges and not survivors, f"judge processes {judges}, alive after their evaluator was killed: {survivors}"
     first = json.loads(results.read_text())
     assert list(first) == ["1_0"] and first["1_0"]["eval_status"] == "correct"
 
@@ -311,6 +318,18 @@ def test_a_killed_sweep_takes_its_running_job_with_it(tmp_path):
         os.kill(job, signal.SIGKILL)
         pytest.fail("the job outlived its sweep")
     assert not (tmp_path / "jobs.log").exists()
+
+
+def children(pid: int) -> list[int]:
+    return [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
+            for child in (task / "children").read_text().split()]
+
+
+def command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
+    except FileNotFoundError:
+        return ""
 
 
 def running(pid: int) -> bool:

@@ -7,7 +7,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "kernelbench_verified"
 # Lower ranks are lower in the stack; a module may import its own subpackage or anything ranked below.
-RANKS = {"errors": 0, "paths": 0, "verdicts": 0, "upstream_names": 0.5, "config": 1, "results": 1, "reports": 1, "cluster": 1, "cli": 2, "run_problems": 2, "measure": 2, "static": 2, "problems": 3,
+RANKS = {"errors": 0, "paths": 0, "verdicts": 0, "lifetime": 0, "upstream_names": 0.5, "config": 1, "results": 1, "reports": 1, "cluster": 1, "cli": 2, "run_problems": 2, "measure": 2, "static": 2, "problems": 3,
          "evaluate": 4, "leaderboard": 4, "baseline": 5, "generate": 5, "corpus": 4,  # baseline: timing_path=sandbox runs the evaluator
          "validate": 6}  # validate_harness.py drives every stage
 

@@ -186,7 +186,9 @@ def _run_job(command: list[str]) -> int:
     a sweep that is killed takes its running job with it, as killing that job's own command would."""
     import subprocess
 
-    process = subprocess.Popen(command, preexec_fn=_end_with_parent())
+    from .lifetime import end_with_parent_hook
+
+    process = subprocess.Popen(command, preexec_fn=end_with_parent_hook())
     interrupted = False
     while True:
         try:
@@ -196,18 +198,6 @@ def _run_job(command: list[str]) -> int:
             interrupted = True
     code = 128 - code if code < 0 else code  # killed by a signal: the shell's convention
     return code or (130 if interrupted else 0)
-
-
-def _end_with_parent():
-    """A preexec_fn that has the kernel send the child SIGTERM when its parent dies (Linux's
-    PR_SET_PDEATHSIG); None elsewhere."""
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes
-    import signal
-
-    prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before the fork
-    return lambda: prctl(1, int(signal.SIGTERM))  # 1 = PR_SET_PDEATHSIG
 
 
 def sweep_jobs(overrides: list[str]) -> list[tuple[str, list[str]]]:

@@ -257,6 +257,11 @@ def baseline_worker(worker_id: int, device: str, settings: dict, jobs, results, 
     """Process entry: bind to one GPU before CUDA starts, then time jobs until a None arrives. Eager
     modes are timed on `timed_cpu` (where a judge's sandbox times a kernel: placement.cpu_placement);
     compile modes on all CPUs, since Inductor compiles with as many workers as it is given CPUs."""
+    from multiprocessing import parent_process
+
+    from ..lifetime import end_with_parent
+
+    end_with_parent(parent_process().pid)  # a killed baseline run's worker must not time on unread
     import torch
 
     all_cpus = os.sched_getaffinity(0)

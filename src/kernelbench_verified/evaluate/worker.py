@@ -9,8 +9,11 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from multiprocessing import parent_process
+
 from .launch import start_sandbox
 from .placement import confine_to
+from ..lifetime import end_with_parent
 from ..verdicts import Status
 
 
@@ -19,6 +22,7 @@ def judge_worker(worker_id: int, settings: dict, device: str, child_env: dict, j
     """Judge process entry: take jobs until a None arrives, reporting each (messages.JobStarted, JobDone).
     Sandboxes are started before the torch import below. `placement` (placement.cpu_placement): the CPUs
     of this process and its spares, and the one CPU a sandbox serving a job moves to (or None)."""
+    end_with_parent(parent_process().pid)  # a killed evaluator's judge must not judge on unread
     os.environ.update(child_env)
     own_cpus, timed_cpu = placement
     confine_to(own_cpus)  # before the spares start: they inherit it
