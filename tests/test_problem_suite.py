@@ -9,6 +9,7 @@ from conftest import ROOT
 from kernelbench_verified.problems.hidden_tests import HIDDEN_DISTRIBUTIONS, hidden_path, hidden_seed
 from kernelbench_verified.problems.inputs import build_model
 from kernelbench_verified.problems.load import INPUT_BLIND, list_problems, load_module, stripped_source
+from kernelbench_verified.problems.validation import degenerate_reason, rounding_check
 
 CATALOG = [json.loads(line) for line in (ROOT / "KernelBench" / "catalog.jsonl").read_text().splitlines()]
 LEVELS = (1, 2, 3)
@@ -103,3 +104,32 @@ def test_input_blind_source_keeps_model_and_drops_inputs(level, pid):
     for name, value in vars(module).items():
         if isinstance(value, int) and not name.startswith("_") and f"{name} = " in source:
             assert f"\n{name} = " not in stripped
+
+
+def problem_module(tmp_path, name: str, forward: str, inputs: str):
+    path = tmp_path / f"{name}.py"
+    path.write_text("import torch\n\n\nclass Model(torch.nn.Module):\n    def forward(self, x):\n"
+                    f"        return {forward}\n\n\ndef get_inputs():\n    return [{inputs}]\n\n\n"
+                    "def get_init_inputs():\n    return []\n")
+    return load_module(path)
+
+
+def test_the_rounding_check_flags_references_that_rounding_alone_moves(tmp_path):
+    """Only a kernel repeating such a reference's arithmetic bit for bit passes: the problem cannot tell
+    honest kernels from wrong ones. Level 3's EfficientNetB2 is one (BatchNorm over two values)."""
+    cpu = torch.device("cpu")
+    chaotic = rounding_check(problem_module(tmp_path, "chaotic", "torch.remainder(x * 1e7, 1.0)",
+                                            "torch.rand(64, 64)"), cpu, 7)
+    assert chaotic["checked"] and not chaotic["passed"] and chaotic["moved"] > 0.5
+    assert degenerate_reason({"D1": {"finite": True, "min": 0.0, "max": 1.0}}, chaotic).startswith("ill-conditioned")
+    # A threshold on the inputs flips the few values within rounding of it: far below the share.
+    threshold = rounding_check(problem_module(tmp_path, "threshold", "(x > 0.5).float()",
+                                              "torch.rand(4_000_000)"), cpu, 7)
+    assert threshold["checked"] and threshold["passed"] and threshold["mismatches"] < 100
+    stable = rounding_check(problem_module(tmp_path, "stable", "torch.relu(x @ x)", "torch.rand(64, 64)"), cpu, 7)
+    assert stable == {"checked": True, "passed": True, "mismatches": 0, "values": 4096, "moved": 0.0}
+    integers = rounding_check(problem_module(tmp_path, "integers", "x * 2", "torch.randint(0, 9, (8,))"), cpu, 7)
+    assert integers["checked"] is False
+    efficientnet = ROOT / "KernelBench" / "level3" / "24_EfficientNetB2.py"
+    found = rounding_check(load_module(efficientnet), cpu, hidden_seed(3, 24))
+    assert not found["passed"] and found["moved"] > 0.9

@@ -31,7 +31,7 @@ def generate_hidden_tests(level: int, pids, validate: bool, dry_run: bool, probl
     bar = tqdm(problems, desc=f"hidden level {level}", unit="problem", disable=dry_run)
     for problem in bar:
         if validate:
-            dropped = dropped_distributions(probe_problem(problem, run_on, timing_trials=0))
+            dropped = dropped_distributions(probe_problem(problem, run_on, timing_trials=0, rounding=False))
             level_log.pop(str(problem.pid), None)
             if dropped:
                 level_log[str(problem.pid)] = dropped

@@ -40,7 +40,7 @@ def validate_levels(levels, pids, out_dir, degenerate_file, device="auto", probl
 
 def update_degenerate_list(path: Path, level: int, problems: dict, hardware: str) -> None:
     listing = read_json(path, "degenerate-problem list") if path.exists() else {}
-    reasons = {pid: degenerate_reason(e["distributions"]) for pid, e in problems.items()}
+    reasons = {pid: degenerate_reason(e["distributions"], e.get("rounding")) for pid, e in problems.items()}
     listing[f"level{level}"] = {pid: {"problem": problems[pid]["problem"], "reason": why, "found_on": hardware}
                                 for pid, why in reasons.items() if why}
     write_json_atomic(path, {k: listing[k] for k in sorted(listing)})
