@@ -6,8 +6,8 @@ or the harness's timers from its own code and tries to earn a record it does not
 replies, faked timing, replayed or precomputed answers, garbage in unaudited timed calls, replies sent
 before they were asked for, oversized messages, a switch on a guessed evaluation mode. All of them are
 samples of ONE run (hidden tests on, CPU unless KBV_ZERO_TRUST_DEVICE says otherwise, 20 timed
-trials), with an honest kernel last, which must still be judged correct and timed after them. A second run with the first run's input salt must reproduce
-every verdict.
+trials), with an honest kernel last, which must still be judged correct and timed after them. A second run
+with the first run's input salt must reproduce every verdict the salt decides.
 
 What each attack must end as is in OUTCOMES: either a failing status (and, where it is deterministic,
 the case or the error that ended it), or "correct" with the time withheld (runtime -1 and
@@ -134,13 +134,17 @@ KNOWN_GAPS = ({name: CPU_ONLY_CHECK for name in ("zt_forge_timing_half.py", "zt_
 ATTACKS = sorted(OUTCOMES)
 NUM_SAMPLES = len(ATTACKS) + 1  # the honest kernel is the last sample
 HONEST_SID = len(ATTACKS)
+# The attacks whose verdict a case or an audit decides, from inputs the run's salt draws; the others end
+# on the protocol or the clock, which no salt reaches, so the salt's second run leaves them out.
+DRAWN_FROM_SALT = [name for name in ATTACKS if isinstance(OUTCOMES[name], Fails) and "incorrect" in OUTCOMES[name].statuses]
 
 
-def place_samples(runs: Path, name: str) -> Path:
+def place_samples(runs: Path, name: str, attacks: list[str] = ATTACKS) -> Path:
+    """The attacks at their sample ids (ATTACKS' order), the honest kernel last."""
     run_dir = runs / name
     run_dir.mkdir(parents=True, exist_ok=True)
-    for sid, fixture in enumerate(ATTACKS):
-        shutil.copy(FIXTURES / fixture, run_dir / f"level_1_problem_1_sample_{sid}_kernel.py")
+    for fixture in attacks:
+        shutil.copy(FIXTURES / fixture, run_dir / f"level_1_problem_1_sample_{ATTACKS.index(fixture)}_kernel.py")
     shutil.copy(HONEST, run_dir / f"level_1_problem_1_sample_{HONEST_SID}_kernel.py")
     return run_dir
 
@@ -151,8 +155,8 @@ def overrides(runs: Path, name: str, **extra) -> list[str]:
                           static_check="off", subset="[1,1]", num_samples=NUM_SAMPLES, timeout=120, **extra)
 
 
-def evaluate(runs: Path, name: str, **extra) -> dict:
-    run_dir = place_samples(runs, name)
+def evaluate(runs: Path, name: str, attacks: list[str] = ATTACKS, **extra) -> dict:
+    run_dir = place_samples(runs, name, attacks)
     evaluate_run(load_config("eval", overrides(runs, name, **extra)))
     return json.loads((run_dir / "eval_results_hidden.json").read_text())
 
@@ -181,7 +185,8 @@ def first(runs):
 def second(runs, first):
     salt = first[f"1_{HONEST_SID}"]["metadata"]["input_salt"]
     # Only verdicts and correctness cases are compared: no D5 or shape-variant sandboxes (the first run has them).
-    return evaluate(runs, "second", input_salt=f"'{salt}'", perturb_parameters=False, shape_variants=False)
+    return evaluate(runs, "second", DRAWN_FROM_SALT, input_salt=f"'{salt}'", perturb_parameters=False,
+                    shape_variants=False)
 
 
 def record_of(results: dict, fixture: str) -> dict:
@@ -256,10 +261,11 @@ def test_every_record_names_the_run_salt(first):
     assert len(salts) == 1 and isinstance(next(iter(salts)), str) and next(iter(salts))
 
 
-def test_the_same_salt_reproduces_every_verdict(first, second):
-    assert set(first) == set(second)
+def test_the_same_salt_reproduces_every_verdict_it_decides(first, second):
+    keys = {f"1_{ATTACKS.index(name)}" for name in DRAWN_FROM_SALT} | {f"1_{HONEST_SID}"}
+    assert len(DRAWN_FROM_SALT) >= 5 and keys <= set(second)
     salt = first[f"1_{HONEST_SID}"]["metadata"]["input_salt"]
-    for key in first:
+    for key in keys:
         a, b = first[key], second[key]
         assert b["metadata"]["input_salt"] == salt
         assert a["eval_status"] == b["eval_status"], (key, describe(a), describe(b))
