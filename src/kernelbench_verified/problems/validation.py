@@ -81,13 +81,13 @@ def rounding_check(module, device: torch.device, seed: int) -> dict:
     takes no floating-point tensor or fails (the distributions then say why)."""
     try:
         inputs = seeded_inputs(module, seed, 1.0, device)
-        floats = [x for x in inputs if isinstance(x, torch.Tensor) and x.is_floating_point()]
-        if not floats:
+        floating = [isinstance(x, torch.Tensor) and x.is_floating_point() for x in inputs]
+        if not any(floating):
             return {"checked": False, "reason": "no floating-point input"}
         generator = torch.Generator(device).manual_seed(seed)
         nudged = [x * (1 + ROUNDING_NOISE * torch.randn(x.shape, generator=generator, device=x.device,
-                                                         dtype=x.dtype)) if any(x is f for f in floats) else x
-                  for x in inputs]
+                                                         dtype=x.dtype)) if is_float else x
+                  for x, is_float in zip(inputs, floating)]
         outputs = [reference_outputs(build_model(module.Model, module, 42, device, torch.float32), given, seed)
                    for given in (inputs, nudged)]
     except Exception as exc:  # the distributions' entries say what fails
