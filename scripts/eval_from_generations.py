@@ -9,9 +9,11 @@ Keys and defaults: configs/eval.yaml. Results: runs/{run_name}/eval_results[_hid
 from pathlib import Path
 
 from kernelbench_verified.cli import Sweeps, run_script
+from kernelbench_verified.config import existing_run_folder
 
 
 def evaluate(cfg):
+    existing_run_folder(cfg)  # a mistyped run_name is one line before torch loads
     # Imported here, not above: judge processes re-import this file and must not import torch
     # before they have started their first sandboxes, and --help and --cfg job never need it.
     from kernelbench_verified.evaluate.run import evaluate_run

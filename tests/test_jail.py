@@ -329,6 +329,14 @@ def test_run_names_that_leave_runs_dir_are_refused(name, tmp_path):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+def test_a_run_folder_that_is_not_there_is_refused_before_torch_loads(tmp_path):
+    result = subprocess.run([sys.executable, "-X", "importtime", str(SCRIPT), "run_name=typo", "level=1",
+                             f"runs_dir={tmp_path}"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "run folder" in result.stderr and "not found" in result.stderr
+    imported = [line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")]
+    assert "omegaconf" in imported and "torch" not in imported
+
+
 def test_sandbox_none_is_recorded_in_every_record(tmp_path, tiny_config):
     from conftest import make_run
     from kernelbench_verified.evaluate.run import evaluate_run

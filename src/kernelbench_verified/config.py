@@ -189,3 +189,12 @@ def safe_run_name(value) -> str:
         raise UserError(f"run_name={name!r} is not a plain folder name (letters, digits and . _ + = @ -, "
                         "not starting with a dot, no '/' or '..')")
     return name
+
+
+def existing_run_folder(cfg: DictConfig) -> Path:
+    """runs_dir/run_name, which must exist; a script checks it before it imports torch, so a mistyped
+    name costs a second, not torch's import."""
+    run_dir = Path(cfg.runs_dir) / safe_run_name(cfg.run_name)
+    if not run_dir.is_dir():
+        raise UserError(f"run folder {run_dir} not found (check run_name= and runs_dir=)")
+    return run_dir

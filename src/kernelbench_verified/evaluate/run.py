@@ -23,7 +23,7 @@ from .placement import build_cpus, lower_build_priority
 from .local import Precompiler, Progress, dispatch
 from .record import failure
 from .settings import run_backend, settings_from_config
-from ..config import parse_problem_ids, parse_subset, resolve_devices, safe_run_name
+from ..config import existing_run_folder, parse_problem_ids, parse_subset, resolve_devices
 from ..errors import UserError, first_line
 from ..problems.hidden_tests import DEFAULT_HIDDEN_DIR, hidden_path
 from ..problems.inputs import correctness_cases
@@ -133,9 +133,7 @@ class Recorder:
 
 def evaluate_run(cfg: DictConfig) -> int:
     settings = settings_from_config(cfg)
-    run_dir = Path(cfg.runs_dir) / safe_run_name(cfg.run_name)
-    if not run_dir.is_dir():
-        raise UserError(f"run folder {run_dir} not found (check run_name= and runs_dir=)")
+    run_dir = existing_run_folder(cfg)
     settings["backend"] = run_backend(cfg, run_dir)
     fill_problem_dirs(cfg, run_dir)  # an imported corpus's own problems and hidden tests
     problems = problems_for(cfg)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
-from ..config import require_int
+from ..config import existing_run_folder, require_int
 from ..errors import UserError
 from ..results import write_json_atomic
 from .metrics import FAST_P_THRESHOLDS, bootstrap_intervals, per_sample, summarize
@@ -63,9 +63,7 @@ def analyze_run(cfg: DictConfig) -> int:
     if cfg.tolerance is not None and (isinstance(cfg.tolerance, bool) or not isinstance(cfg.tolerance, (int, float))):
         raise UserError(f"tolerance={cfg.tolerance!r} must be a number (or null)")
     ks = pass_at_k_values(cfg.pass_at_k_values)
-    run_dir = Path(cfg.runs_dir) / str(cfg.run_name)
-    if not run_dir.is_dir():
-        raise UserError(f"run folder {run_dir} not found (check run_name= and runs_dir=)")
+    run_dir = existing_run_folder(cfg)
     run = Run(str(cfg.run_name), str(cfg.run_name), level, "fp32", run_dir)
     baselines = Baselines(cfg.timing_dir or DEFAULT_TIMING_DIR, str(cfg.hardware))
     baseline = baselines.get(run, str(cfg.baseline))  # an imported run's own folder, else the shared one

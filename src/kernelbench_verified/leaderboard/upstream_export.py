@@ -23,7 +23,7 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from ..config import require_choice, require_int, safe_run_name
+from ..config import existing_run_folder, require_choice, require_int, safe_run_name
 from ..errors import UserError
 from ..problems.load import LEVELS, list_problems
 from ..results import RUN_CONFIG_NAMES, read_json, write_json_atomic
@@ -262,11 +262,9 @@ def export_run(cfg: DictConfig) -> int:
     if level not in LEVELS:
         raise UserError(f"unknown level {level}: choose one of {', '.join(map(str, LEVELS))}")
     layout = require_choice(cfg, "layout", LAYOUTS)
-    run_name = safe_run_name(cfg.run_name)
-    out_name = safe_run_name(cfg.out_run_name or f"{run_name}_upstream")
-    run_dir, out_dir = Path(cfg.runs_dir) / run_name, Path(cfg.runs_dir) / out_name
-    if not run_dir.is_dir():
-        raise UserError(f"run folder {run_dir} not found (check run_name= and runs_dir=)")
+    run_dir = existing_run_folder(cfg)
+    out_name = safe_run_name(cfg.out_run_name or f"{run_dir.name}_upstream")
+    out_dir = Path(cfg.runs_dir) / out_name
     if out_dir.resolve() == run_dir.resolve():
         raise UserError(f"out_run_name={out_name!r} is the run itself: the export never writes into {run_dir}")
     source = run_dir / (HIDDEN_RESULTS if cfg.use_hidden_eval else STANDARD_RESULTS)
