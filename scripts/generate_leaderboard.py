@@ -21,8 +21,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     summary, _, details = __doc__.partition("\n")
     parser = argparse.ArgumentParser(description=summary, epilog=details.strip("\n"),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--hardware", default="H200",
-                        help="baseline folder under --timing_dir (default: %(default)s)")
+    parser.add_argument("--hardware", default=None,
+                        help="baseline folder under --timing_dir, e.g. H100 (default: the GPU the runs were "
+                             "evaluated on, from their records)")
     parser.add_argument("--baseline", default="baseline_time_torch_tf32",
                         help="baseline of the fp32 runs, a file name without .json (default: %(default)s)")
     parser.add_argument("--bf16_baseline", default="baseline_time_torch_bf16",

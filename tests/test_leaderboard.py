@@ -185,6 +185,24 @@ def test_cpu_timings_are_labelled_as_no_speedup_claim(tmp_path):
     assert page_data(html)["cpu_timing"] is True and "CPU timings: " in html  # the page
 
 
+def test_the_baseline_folder_is_the_gpu_the_runs_were_evaluated_on(tmp_path):
+    """Without --hardware a page scores runs against the baselines of the GPU their records name: an H100
+    run is never scored against an H200 baseline. Runs of two GPU models, or records that name none
+    (upstream's), need the folder named."""
+    from kernelbench_verified.leaderboard.discovery import Run, RunResults, evaluated_hardware
+
+    def results(*names):
+        records = {(1, sid): {"metadata": {"hardware": name} if name else {}} for sid, name in enumerate(names)}
+        return RunResults(Run("r", "m", 1, "fp32", tmp_path), records, None, len(names))
+
+    assert evaluated_hardware([results("NVIDIA H100 80GB HBM3", None)]) == "H100"
+    assert evaluated_hardware([results("cpu (x86_64)")]) == "cpu"
+    with pytest.raises(UserError, match="evaluated on H100, H200: name the one"):
+        evaluated_hardware([results("NVIDIA H100 80GB HBM3"), results("NVIDIA H200")])
+    with pytest.raises(UserError, match="no record of these runs names the device"):
+        evaluated_hardware([results(None)])
+
+
 @pytest.mark.parametrize("args, message", [
     (["--runs_dir", "{tmp}"], "no runs in"),
     (["--baseline", "baseline_time_torch_missing"], "baseline file"),

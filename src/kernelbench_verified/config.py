@@ -179,6 +179,15 @@ def perf_trials(settings: dict, level: int) -> int:
     return settings.get("num_perf_trials_by_level", {}).get(str(level), settings["num_perf_trials"])
 
 
+def hardware_label(device_name: str | None) -> str:
+    """The folder name a device's figures go under: "H100" for "NVIDIA H100 80GB HBM3", "cpu" for the CPU
+    (a record's metadata.hardware, evaluate.record.hardware_name)."""
+    name = (device_name or "").replace("NVIDIA", "").strip()
+    if not name or name.lower().startswith("cpu"):
+        return "cpu" if name else "gpu"
+    return name.split()[0]
+
+
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+=@-]{0,199}$")
 
 

@@ -13,8 +13,8 @@ from ..errors import UserError
 from ..results import write_json_atomic
 from .metrics import FAST_P_THRESHOLDS, bootstrap_intervals, per_sample, summarize
 from ..problems.load import LEVELS
-from .discovery import (DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, Baselines, Run, excluded_of_run, load_excluded,
-                        load_run_results, timed_on_cpu)
+from .discovery import (DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, Baselines, Run, evaluated_hardware,
+                        excluded_of_run, load_excluded, load_run_results, timed_on_cpu)
 from .claims import STEPS, claims_audit
 from .scoring import Setting, score_run, turn_summaries
 
@@ -65,7 +65,12 @@ def analyze_run(cfg: DictConfig) -> int:
     ks = pass_at_k_values(cfg.pass_at_k_values)
     run_dir = existing_run_folder(cfg)
     run = Run(str(cfg.run_name), str(cfg.run_name), level, "fp32", run_dir)
-    baselines = Baselines(cfg.timing_dir or DEFAULT_TIMING_DIR, str(cfg.hardware))
+    warnings: list[str] = []
+    results = load_run_results(run, warnings)
+    if results is None:
+        raise UserError(f"run {run_dir} has no eval_results.json or eval_results_hidden.json: evaluate it first")
+    OmegaConf.update(cfg, "hardware", str(cfg.hardware or evaluated_hardware([results])))
+    baselines = Baselines(cfg.timing_dir or DEFAULT_TIMING_DIR, cfg.hardware)
     baseline = baselines.get(run, str(cfg.baseline))  # an imported run's own folder, else the shared one
     if baseline is None:
         how = f"run_name={run.name}" if run.folders.own_problems else f"level={level}"
@@ -73,10 +78,6 @@ def analyze_run(cfg: DictConfig) -> int:
                         f"generate_baseline_time.py {how}, or check hardware= and baseline=)")
     if level not in baseline.levels:
         raise UserError(f"baseline {baseline.path} has no level{level} entries")
-    warnings: list[str] = []
-    results = load_run_results(run, warnings)
-    if results is None:
-        raise UserError(f"run {run_dir} has no eval_results.json or eval_results_hidden.json: evaluate it first")
     excluded_list = load_excluded(cfg.excluded, cfg.degenerate_file or DEFAULT_DEGENERATE_FILE)
     excluded = excluded_of_run(run, excluded_list)
     scored = score_run(results, baseline, excluded, Setting(bool(cfg.use_hidden_eval), cfg.tolerance), warnings)
@@ -144,9 +145,17 @@ def audit_lines(results, cfg: DictConfig, excluded_list) -> list[tuple[str, str]
              f"{_times(summary['steps'][key]['geomean'])} ({summary['claims']} claims)") for key, label in STEPS]
     rows += [(f"  lost: L{r['level']} #{r['pid']} s{r['sid']} claimed {r['claimed']:.3g}x", f"at {r['lost_at']}: {r['reason']}")
              for r in audit["largest_failed"]]
-    rows += [(f"  not compared: L{r['level']} #{r['pid']} s{r['sid']} {r['claimed']:.3g}x vs {r['kind']}", r["reason"])
-             for r in audit["not_compared"]]
-    return rows
+    return rows + not_compared_lines(audit["not_compared"])
+
+
+def not_compared_lines(rows: list[dict]) -> list[tuple[str, str]]:
+    """The claims not compared, one line per baseline kind and reason (the page lists each)."""
+    grouped: dict[tuple, list] = {}
+    for r in rows:
+        grouped.setdefault((r["kind"], r["reason"]), []).append(r)
+    return [(f"  not compared: {len(claims)} claim(s) vs {kind}", f"{reason}: "
+             + ", ".join(f"L{r['level']} #{r['pid']} s{r['sid']} {r['claimed']:.3g}x" for r in claims[:6])
+             + (", ..." if len(claims) > 6 else "")) for (kind, reason), claims in grouped.items()]
 
 
 def turn_lines(run_dir: Path, level: int, baseline, excluded: set, tolerance, warnings: list) -> list[tuple[str, str]]:

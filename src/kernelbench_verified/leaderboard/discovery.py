@@ -15,6 +15,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..config import hardware_label
 from ..paths import CHECKOUT_ROOT
 from ..measure.baseline_files import load_baseline as read_baseline_file
 from ..errors import UserError
@@ -199,6 +200,21 @@ def load_run_results(run: Run, warnings: list[str]) -> RunResults | None:
     sample_ids += [int(m[2]) for p in run.path.glob("level_*_kernel.py")
                    if not p.is_symlink() and (m := KERNEL_FILE.match(p.name))]
     return RunResults(run, standard, hidden, max(sample_ids, default=-1) + 1)
+
+
+def evaluated_hardware(loaded: list[RunResults]) -> str:
+    """The baseline folder of the device these runs were evaluated on (their records' hardware): speedups
+    compare timings of one GPU model, so runs of several need the folder named (--hardware)."""
+    labels = {hardware_label(name) for results in loaded for records in (results.standard, results.hidden)
+              for record in (records or {}).values()
+              if isinstance(name := (record.get("metadata") or {}).get("hardware"), str)}
+    if len(labels) == 1:
+        return labels.pop()
+    if not labels:
+        raise UserError("no record of these runs names the device it was evaluated on: name the baseline folder "
+                        "with --hardware (hardware= for the analysis)")
+    raise UserError(f"these runs were evaluated on {', '.join(sorted(labels))}: name the one to score with "
+                    f"--hardware (hardware= for the analysis), or list runs of one device with --runs")
 
 
 def baseline_path(timing_dir: str | Path, hardware: str, name: str) -> Path:

@@ -17,7 +17,8 @@ from ..results import read_json
 from .metrics import ProblemOutcomes, best_of_n, bootstrap_intervals, per_sample, pool, summarize
 from .claims import claims_audit
 from .discovery import (Baseline, Baselines, DEFAULT_DEGENERATE_FILE, DEFAULT_TIMING_DIR, Excluded, RunResults,
-                        excluded_of_run, find_runs, load_baseline, load_excluded, load_run_results, timed_on_cpu)
+                        evaluated_hardware, excluded_of_run, find_runs, load_baseline, load_excluded,
+                        load_run_results, timed_on_cpu)
 from .scoring import ScoredRun, Setting, robustness_counts, score_run, turn_summaries
 
 # The two baselines of the deflation view: what published numbers used, and what practitioners deploy.
@@ -31,7 +32,7 @@ TOLERANCE_CURVE = (1e-2, 1e-3, 1e-4, 1e-5)
 class Options:
     runs_dir: str = "runs"
     runs: list | None = None
-    hardware: str = "H200"
+    hardware: str | None = None  # the baseline folder; None: the device the runs' records were evaluated on
     baseline: str = "baseline_time_torch_tf32"
     bf16_baseline: str = "baseline_time_torch_bf16"
     timing_dir: str = str(DEFAULT_TIMING_DIR)
@@ -52,16 +53,18 @@ def build_report(options: Options) -> tuple[dict, dict, list[str]]:
     runs = find_runs(options.runs_dir, options.runs)
     excluded = load_excluded(options.excluded, options.degenerate_file)
     degenerate = excluded.problems
-    baselines = Baselines(options.timing_dir, options.hardware)
-    main_baseline = baselines.get(None, options.baseline)
-    if main_baseline is None and any(not run.folders.own_problems for run in runs):
-        load_baseline(options.timing_dir, options.hardware, options.baseline)  # says which file is missing
-    loaded = [r for run in tqdm(runs, desc="loading runs", unit="run", leave=False)
+    # The bar shows on a terminal only: an error found after loading (a missing baseline) stays one line.
+    loaded = [r for run in tqdm(runs, desc="loading runs", unit="run", leave=False, disable=None)
               if (r := load_run_results(run, warnings)) is not None]
     if not loaded:
         which, key = (" with hidden tests", " use_hidden_tests=True") if options.use_hidden_eval else ("", "")
         raise UserError(f"none of the {len(runs)} run(s) in {options.runs_dir} has evaluation results{which}: "
                         f"evaluate them first with scripts/eval_from_generations.py run_name=RUN level=L{key}")
+    options = replace(options, hardware=options.hardware or evaluated_hardware(loaded))
+    baselines = Baselines(options.timing_dir, options.hardware)
+    main_baseline = baselines.get(None, options.baseline)
+    if main_baseline is None and any(not r.run.folders.own_problems for r in loaded):
+        load_baseline(options.timing_dir, options.hardware, options.baseline)  # says which file is missing
     shown_baseline = main_baseline or next((b for r in loaded if (b := baselines.get(r.run, options.baseline))), None)
     if shown_baseline is None:
         raise UserError(f"no run has a baseline {options.baseline} timed yet: time their problems with "

@@ -12,6 +12,7 @@ import torch
 from .hidden_tests import HIDDEN_DISTRIBUTIONS, hidden_seed
 from .inputs import build_model, seeded_inputs
 from .load import Problem, load_module
+from ..config import hardware_label as label_of
 from ..measure.correctness import DEFAULT_TOLERANCE, compare_outputs, reference_outputs
 from ..measure.timing import peak_memory, time_function
 
@@ -129,10 +130,7 @@ def dropped_distributions(report: dict) -> dict:
 
 
 def hardware_label(device: torch.device) -> str:
-    if device.type != "cuda":
-        return "cpu"
-    name = torch.cuda.get_device_name(device)
-    return name.replace("NVIDIA", "").strip().split()[0] if name else "gpu"
+    return label_of(torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu")
 
 
 def report_path(root: Path, hardware: str, level: int) -> Path:
