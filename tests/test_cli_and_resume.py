@@ -35,14 +35,20 @@ def run_script(*args, timeout=120):
     (["static_check=strict"], "static_check='strict' is not one of"),
     (["spare_sandboxes=-1"], "spare_sandboxes=-1 must be an integer >= 0"),
 ])
-def test_bad_config_values_give_one_line_errors(tmp_path, overrides, message):
+def test_bad_config_values_give_one_line_errors(tmp_path, overrides, message, monkeypatch, capsys):
+    """In this process (the script's own wiring is the subprocess tests' below): each case would
+    otherwise pay a torch import."""
+    from kernelbench_verified.cli import run_script as run
+    from kernelbench_verified.evaluate.run import evaluate_run
+
     make_run(tmp_path, "r", {(1, 0): "relu_correct"})
     base = [o for o in tiny_overrides(tmp_path, "r") if o.split("=")[0] not in {x.split("=")[0] for x in overrides}]
-    result = run_script(*base, *overrides)
-    assert result.returncode == 2
-    assert message in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
-    assert "Traceback" not in result.stderr
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *base, *overrides])
+    with pytest.raises(SystemExit) as exit_:
+        run("eval", evaluate_run, "Doc.", None)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
 
 
 def test_missing_run_folder_and_required_keys(tmp_path):
