@@ -436,20 +436,15 @@ def test_the_probe_calls_the_builders_a_forward_reaches_only_on_a_gpu(tmp_path, 
 def test_a_guarded_build_that_failed_is_correct_and_says_it_ran_pytorch(tmp_path):
     """A build inside try/except with a PyTorch path is honest where it builds (static: guarded_build, a
     warning); where it fails, the sample is PyTorch's and its record says so. A later sandbox asking for
-    the same build (here the hidden run's; the build phase's build for the judged one) fails at once
+    the same build (here the robustness sandbox; the judged one after the build phase) fails at once
     instead of compiling again while the GPU waits."""
     run_dir = make_run(tmp_path, "guarded", {(1, 0): "relu_guarded_build_fails"})
-    cfg = load_config("eval", tiny_overrides(tmp_path, "guarded", subset="[1,1]"))
+    cfg = load_config("eval", tiny_overrides(tmp_path, "guarded", subset="[1,1]", use_hidden_tests=True))
     assert evaluate_run(cfg) == 0
-    record = json.loads((run_dir / "eval_results.json").read_text())["1_0"]
+    record = json.loads((run_dir / "eval_results_hidden.json").read_text())["1_0"]
     assert record["eval_status"] == "correct" and record["runtime"] > 0
     assert any(f.startswith("extension_build_failed: relu_guarded_") for f in record["metadata"]["integrity"])
     assert {f["code"] for f in record["metadata"]["static_findings"]} == {"guarded_build"}
     assert all(not ok and seconds > 0 for _, seconds, ok in record["metadata"]["extension_builds"])
-    hidden = load_config("eval", tiny_overrides(tmp_path, "guarded", subset="[1,1]", use_hidden_tests=True,
-                                                perturb_parameters=False, shape_variants=False))
-    assert evaluate_run(hidden) == 0
-    again = json.loads((run_dir / "eval_results_hidden.json").read_text())["1_0"]
-    assert again["eval_status"] == "correct"
-    builds = again["metadata"]["extension_builds"]
-    assert builds and all(not ok and seconds == 0.0 for _, seconds, ok in builds), builds
+    again = record["metadata"]["robustness_builds"]
+    assert again and all(not ok and seconds == 0.0 for _, seconds, ok in again), again

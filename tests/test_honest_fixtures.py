@@ -99,6 +99,9 @@ def cpu_records(tmp_path_factory):
                  "num_samples": max(per_problem.values()), "problems_dir": str(PROBLEMS),
                  "hidden_tests_dir": str(PROBLEMS / "hidden_tests"), "use_hidden_tests": True, "device": "cpu",
                  "timeout": 300, "num_correct_trials": 2, "num_warmup": 0, "measure_performance": False,
+                 # the verdict on the hidden distributions only: D5 and the shape variants of the set are
+                 # the validation's exploits step's, on a GPU (a sandbox more per fixture here)
+                 "perturb_parameters": False, "shape_variants": False,
                  # two CPU judges: torch.compile's first call (Inductor's C++ build, ~20 s) runs beside the rest
                  "num_gpu_devices": 2, "num_cpu_workers": 2, "torch_pch": False, "spare_sandboxes": 0,
                  "kernel_eval_build_dir": str(work / "builds")}
