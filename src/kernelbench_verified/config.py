@@ -183,9 +183,9 @@ def hardware_label(device_name: str | None) -> str:
     """The folder name a device's figures go under: "H100" for "NVIDIA H100 80GB HBM3", "cpu" for the CPU
     (a record's metadata.hardware, evaluate.record.hardware_name)."""
     name = (device_name or "").replace("NVIDIA", "").strip()
-    if not name or name.lower().startswith("cpu"):
-        return "cpu" if name else "gpu"
-    return name.split()[0]
+    if not name:
+        return "gpu"
+    return "cpu" if name.lower().startswith("cpu") else name.split()[0]
 
 
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+=@-]{0,199}$")

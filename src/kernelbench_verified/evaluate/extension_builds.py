@@ -67,7 +67,10 @@ def route_extension_builds(build_dir: Path, suffix: str, torch_pch: dict) -> Non
                 built = original(*bound.args, **bound.kwargs)
             except Exception as exc:
                 BUILDS.append((name, round(time.monotonic() - started, 2), False))
-                marker.write_text(json.dumps({"digest": digest, "error": str(exc)[-4000:]}))
+                try:
+                    marker.write_text(json.dumps({"digest": digest, "error": str(exc)[-4000:]}))
+                except OSError:  # a full build folder: the kernel still sees its build's own error
+                    pass
                 raise CompileFailure(str(exc)) from exc
             marker.unlink(missing_ok=True)
             BUILDS.append((name, round(time.monotonic() - started, 2), True))
