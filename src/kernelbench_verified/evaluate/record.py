@@ -38,6 +38,7 @@ FIELDS = {
     "judge_clock_catches_from": "the share of the runtime a fake must exceed to be caught",
     "judge_clock_slack": "the slack the sample was judged with, and how many calibrations fitted it",
     "trial_phases_at": "when each trial phase ran (Unix seconds)",
+    "trial_loop_seconds": "each trial phase's host seconds by step: inputs, arm, trial, rest",
     "reference_ms": "the reference's median time in this sandbox (refinement feedback)",
     "reference_peak_bytes": "the GPU memory the reference's calibration took in the sandbox",
     # beyond the hidden distributions, after a correct verdict (robustness.py); they never change it

@@ -105,8 +105,9 @@ def run(conv, cases: list[dict]) -> None:
     conv.talk.expect(Event.COMPILED)
     conv.record["compiled"] = True
     for case in cases:
+        started = time.monotonic()  # each case's seconds; the rest of robustness_seconds is the sandboxes'
         judged = perturbed_case(conv) if case["case"] == perturbation.CASE_NAME else variant_case(conv, case)
-        conv.record["cases"].append(dict(case, **judged))
+        conv.record["cases"].append(dict(case, **judged, seconds=round(time.monotonic() - started, 4)))
     conv.talk.post({"op": Op.END})
     conv.record["extension_builds"] = reported_builds(conv.talk.expect(Event.BYE).get("builds"))
     conv.record["eval_status"] = Status.ROBUSTNESS_DONE

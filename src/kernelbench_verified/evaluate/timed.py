@@ -139,6 +139,26 @@ def trials_to_keep(expected: list, trials: int) -> set:
     return set(secrets.SystemRandom().sample(range(trials), min(trials, count)))
 
 
+class LoopSeconds:
+    """Where a phase's host seconds went, summed over its calls (warm-ups included): the inputs made,
+    the "arm" request, the trial itself (queued, answered, copied), and the rest of the loop. The
+    record keeps them so a harness's seconds beyond the timed work can be followed to their step."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+        self.mark = time.perf_counter()
+
+    def lap(self, step: str | None) -> None:
+        now = time.perf_counter()
+        if step is not None:
+            self.seconds[step] = self.seconds.get(step, 0.0) + now - self.mark
+        self.mark = now
+
+    def recorded(self, total: float) -> dict[str, float]:
+        return {**{step: round(s, 4) for step, s in self.seconds.items()},
+                "rest": round(total - sum(self.seconds.values()), 4)}
+
+
 class TrialPhase:
     """One phase of trials in the sandbox, after its "timing" request: the sandbox keeps buffers for the
     inputs the judge writes before each call and, on CUDA when every output is a tensor, output slots
@@ -184,16 +204,21 @@ class TrialPhase:
         slots = {index: _empty_like(self.outline) for index in keep}
         scratch = _empty_like(self.outline)
         self.host_mapped, bound = [], payload_bound(self.buffers) + payload_bound(self.outline)
+        loop = LoopSeconds()
         for mark, index in enumerate(range(-warmup, trials), start=1):
+            loop.lap(None)
             case = timing_case(conv.job, index, phase)
             fresh = refs.inputs(case)
+            loop.lap("inputs")
             self.talk.post({"op": Op.ARM, "rng_seed": call_seed(conv.job.input_salt, case.name)})
             l2_reset = self.talk.expect(Event.ARMED).get("l2_reset") is True
+            loop.lap("arm")
             target = slots.pop(index, scratch)
             if self.clock is not None:
                 window_ms, replied_ms, copies, reply = self.timeline_trial(fresh, target, mark)
             else:
                 window_ms, replied_ms, copies, reply = self.host_trial(fresh, target, bound)
+            loop.lap("trial")
             del fresh  # else the next trial's inputs are made while these still live (twice the memory)
             ms = reply.get("ms")
             if not isinstance(ms, (int, float)) or isinstance(ms, bool) or not 0 <= ms < 1e7:
@@ -213,6 +238,7 @@ class TrialPhase:
         # When the phase ran (Unix seconds), to line its figures up with logs of the host taken beside the
         # run: the CPUs' clocks, the GPU's.
         conv.record.setdefault("trial_phases_at", {})[phase] = [round(started, 3), round(time.time(), 3)]
+        conv.record.setdefault("trial_loop_seconds", {})[phase] = loop.recorded(time.time() - started)
         return seen
 
     def timeline_trial(self, fresh: list, target: list, mark: int) -> tuple:
