@@ -92,8 +92,10 @@ def test_references_figures_count_rejections_withheld_times_and_identical_codes_
     assert found["harness_phases"][f"L1/{first.pid}"] == pytest.approx(
         {"start_and_load": 0.3, "calibration": 0.6, "cases_and_memory": 0.2, "timed_calls_beyond_gpu": 0.3,
          "audits_and_end": 0.1, "robustness": 0.7, "other": 0.6})
+    assert found["trial_loops"] == {}  # a record from before the judge kept its trial loops' steps
     level = references.section({1: found})["levels"]["1"]
     assert level["harness_seconds_by_phase"]["calibration"] == pytest.approx(0.6)
+    assert level["trial_loop_seconds_by_step"] == {}
     assert level["evaluated"] == 1 and level["identical_code"]["geomean"] == 1.1
     assert level["d5"] == {} and level["robustness_failed"] == []
 
@@ -105,6 +107,20 @@ def test_references_figures_count_rejections_withheld_times_and_identical_codes_
     written = json.loads(bounds.read_text())
     assert written["speedups"] == {f"L1/{first.pid}": [1.1], "L1/99": [0.9, 1.05]}
     assert written["problem_sha256"][f"L1/{first.pid}"] == first.source_sha256
+
+
+def test_trial_loop_steps_split_the_loops_host_seconds_beyond_the_reported_calls():
+    # 20 calibration calls and 100 timed ones of 2 ms: 0.24 s reported; the loops' trial steps took
+    # 0.5 s, so 0.26 s of them lay beyond the calls' own times (warm-ups whole, replies, copies).
+    record = {"metadata": {"judge_trials_ms": {"reported": [2.0] * 100, "calibration_reported": [2.0] * 20},
+                           "trial_loop_seconds": {"calibration": {"inputs": 0.01, "arm": 0.02, "trial": 0.1, "rest": 0.0},
+                                                  "timed": {"inputs": 0.05, "arm": 0.1, "trial": 0.4, "rest": 0.01}}}}
+    assert references.trial_loop_steps(record) == pytest.approx(
+        {"inputs": 0.06, "arm": 0.12, "trial_beyond_reported": 0.26, "rest": 0.01})
+    section = {"levels": {"2": {"trial_loop_seconds_by_step": references.phase_medians([references.trial_loop_steps(record)])}}}
+    table = render.median_table(section, "trial_loop_seconds_by_step", "Steps")
+    assert table[-1] == "| 2 | 0.06 | 0.12 | 0.26 | 0.01 |"
+    assert render.median_table({"levels": {"2": {}}}, "trial_loop_seconds_by_step", "Steps") == []
 
 
 def test_each_step_replaces_its_own_section_and_defects_are_named(tmp_path):

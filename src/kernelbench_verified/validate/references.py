@@ -50,11 +50,26 @@ def harness_phases(record: dict) -> dict[str, float]:
     return {name: round(seconds, 4) for name, seconds in phases.items()}
 
 
+def trial_loop_steps(record: dict) -> dict[str, float] | None:
+    """Where the host seconds of a record's trial loops (calibration and timed calls together) went, by
+    step (timed.LoopSeconds): making each call's inputs, the "arm" request, the trial beyond the times
+    the sandbox reported (warm-ups whole: their times are not kept), the rest of the loop. None for a
+    record made before the judge kept them."""
+    meta = record["metadata"]
+    loops, calls = meta.get("trial_loop_seconds") or {}, meta.get("judge_trials_ms") or {}
+    if not loops:
+        return None
+    total = {step: sum(loop.get(step, 0.0) for loop in loops.values()) for step in ("inputs", "arm", "trial", "rest")}
+    reported = (sum(calls.get("reported") or []) + sum(calls.get("calibration_reported") or [])) / 1000
+    return {"inputs": round(total["inputs"], 4), "arm": round(total["arm"], 4),
+            "trial_beyond_reported": round(total["trial"] - reported, 4), "rest": round(total["rest"], 4)}
+
+
 def level_figures(level: int, records: dict, baseline: dict, problems: list[Problem]) -> dict:
     """Per problem of one level: identical code's speedup, or why it has none (a rejection, a withheld
     time), whether its time was doubted once, and the harness's seconds beyond the timed work."""
     found = {"speedups": {}, "rejected": [], "withheld": [], "doubted_once": [], "harness_seconds": {},
-             "harness_phases": {}, "d5": {}, "shape_variants": {}, "robustness_failed": []}
+             "harness_phases": {}, "trial_loops": {}, "d5": {}, "shape_variants": {}, "robustness_failed": []}
     for problem in problems:
         name, record = f"L{level}/{problem.pid}", records.get(f"{problem.pid}_0")
         if record is None:
@@ -66,6 +81,8 @@ def level_figures(level: int, records: dict, baseline: dict, problems: list[Prob
             found["harness_seconds"][name] = round(meta["eval_seconds"] - timed_seconds(record), 4)
             if record["eval_status"] == "correct" and meta.get("phase_seconds"):
                 found["harness_phases"][name] = harness_phases(record)
+                if (steps := trial_loop_steps(record)) is not None:
+                    found["trial_loops"][name] = steps
         count_robustness(found, name, meta)
         if record["eval_status"] != "correct":
             why = meta.get("failed_case") or (meta.get("error") or "").strip().splitlines()[-1:] or [""]
@@ -116,7 +133,8 @@ def section(levels: dict[int, dict]) -> dict:
             "d5": found.get("d5", {}), "shape_variants": found.get("shape_variants", {}),
             "robustness_failed": found.get("robustness_failed", []),
             "harness_seconds_median": round(statistics.median(harness), 3) if harness else None,
-            "harness_seconds_by_phase": phase_medians(list(found.get("harness_phases", {}).values()))}
+            "harness_seconds_by_phase": phase_medians(list(found.get("harness_phases", {}).values())),
+            "trial_loop_seconds_by_step": phase_medians(list(found.get("trial_loops", {}).values()))}
     return result
 
 

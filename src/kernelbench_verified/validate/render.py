@@ -95,15 +95,23 @@ def reference_lines(section: dict) -> list[str]:
     rejected = [line for f in section["levels"].values() for line in f["rejected"] + f["withheld"]]
     lines += [""] + [f"- {line}" for line in rejected] if rejected else []
     lines += robustness_lines(section)
-    phases = {level: f["harness_seconds_by_phase"] for level, f in section["levels"].items()
-              if f.get("harness_seconds_by_phase")}
-    if phases:
-        lines += ["", "Where a correct sample's harness seconds go, median s per phase (`harness_seconds_by_phase`):", ""]
-        names = list(next(iter(phases.values())))
-        lines += ["| level | " + " | ".join(n.replace("_", " ") for n in names) + " |",
-                  "| --- |" + " --- |" * len(names)]
-        lines += [f"| {level} | " + " | ".join(f"{p.get(n, 0):.2f}" for n in names) + " |" for level, p in phases.items()]
+    lines += median_table(section, "harness_seconds_by_phase", "Where a correct sample's harness seconds go, "
+                          "median s per phase")
+    lines += median_table(section, "trial_loop_seconds_by_step", "Within its calibration and timed calls, median "
+                          "s per step of the judge's trial loop")
     return lines
+
+
+def median_table(section: dict, key: str, title: str) -> list[str]:
+    """A table of per-level medians by name (a references section's `key`), under `title`; none if no
+    level has them."""
+    rows = {level: f[key] for level, f in section["levels"].items() if f.get(key)}
+    if not rows:
+        return []
+    names = list(next(iter(rows.values())))
+    return (["", f"{title} (`{key}`):", "", "| level | " + " | ".join(n.replace("_", " ") for n in names) + " |",
+             "| --- |" + " --- |" * len(names)]
+            + [f"| {level} | " + " | ".join(f"{r.get(n, 0):.2f}" for n in names) + " |" for level, r in rows.items()])
 
 
 def robustness_lines(section: dict) -> list[str]:
