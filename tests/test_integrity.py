@@ -37,6 +37,15 @@ def test_honest_kernel_is_timed_with_no_flags(results):
     assert record["metadata"]["judge_wall_stats"]["num_trials"] == 20
 
 
+def test_each_trial_phase_records_where_its_host_seconds_went(results):
+    loops = results["1_0"]["metadata"]["trial_loop_seconds"]
+    assert set(loops) == {"calibration", "timed"}
+    for steps in loops.values():
+        assert set(steps) == {"inputs", "arm", "trial", "rest"}
+        assert all(seconds >= 0 for seconds in steps.values())
+        assert steps["trial"] > 0 and steps["inputs"] > 0
+
+
 @pytest.mark.parametrize("key", ["1_0", "1_1"])
 def test_the_clock_check_can_be_rerun_from_the_recorded_raw_figures(results, key):
     """The judge keeps every timed call's reported and waited milliseconds: its verdict on the clock is

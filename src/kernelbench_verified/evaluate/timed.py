@@ -146,7 +146,7 @@ class LoopSeconds:
 
     def __init__(self):
         self.seconds: dict[str, float] = {}
-        self.mark = time.perf_counter()
+        self.started = self.mark = time.perf_counter()
 
     def lap(self, step: str | None) -> None:
         now = time.perf_counter()
@@ -154,7 +154,9 @@ class LoopSeconds:
             self.seconds[step] = self.seconds.get(step, 0.0) + now - self.mark
         self.mark = now
 
-    def recorded(self, total: float) -> dict[str, float]:
+    def recorded(self) -> dict[str, float]:
+        """The steps' seconds and the rest of the phase's, since this was made."""
+        total = time.perf_counter() - self.started
         return {**{step: round(s, 4) for step, s in self.seconds.items()},
                 "rest": round(total - sum(self.seconds.values()), 4)}
 
@@ -197,14 +199,13 @@ class TrialPhase:
         that long."""
         conv, refs = self.conv, self.conv.references
         conv.judge.spares.settle()  # no spare sets up CUDA beside a timed call
-        seen, started = Trials(), time.time()
+        seen, started, loop = Trials(), time.time(), LoopSeconds()
         # Each call's copy lands in memory allocated now, outside the clock: a kept copy allocated in
         # the window costs a cudaMalloc per call once the cache is used up (+0.2 ms per call for L2/74's
         # 32 MiB output, from its sixth timed call on), which the calibration, keeping nothing, never pays.
         slots = {index: _empty_like(self.outline) for index in keep}
         scratch = _empty_like(self.outline)
         self.host_mapped, bound = [], payload_bound(self.buffers) + payload_bound(self.outline)
-        loop = LoopSeconds()
         for mark, index in enumerate(range(-warmup, trials), start=1):
             loop.lap(None)
             case = timing_case(conv.job, index, phase)
@@ -238,7 +239,7 @@ class TrialPhase:
         # When the phase ran (Unix seconds), to line its figures up with logs of the host taken beside the
         # run: the CPUs' clocks, the GPU's.
         conv.record.setdefault("trial_phases_at", {})[phase] = [round(started, 3), round(time.time(), 3)]
-        conv.record.setdefault("trial_loop_seconds", {})[phase] = loop.recorded(time.time() - started)
+        conv.record.setdefault("trial_loop_seconds", {})[phase] = loop.recorded()
         return seen
 
     def timeline_trial(self, fresh: list, target: list, mark: int) -> tuple:
