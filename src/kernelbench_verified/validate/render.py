@@ -71,7 +71,7 @@ def exploit_lines(section: dict) -> list[str]:
                          f"doubted once and kept: {len(k['doubted_once'])}"
                          + (f"; D5 failed: **{len(k['d5_failed'])}** ({_names(k['d5_failed'])})." if "d5_failed" in k else "."))
         if per := k.get("seconds_per_kernel"):
-            lines.append(f"  Seconds per {kind} kernel, start to verdict, builds included: mean **{per['mean']}** "
+            lines.append(f"  Seconds a {kind} kernel held its judge (builds the sandbox ran included): mean **{per['mean']}** "
                          f"over {per['kernels']}, against its own timed GPU work {per['own_gpu_mean']} "
                          f"(bound: twice that plus 1 s = {per['bound']}; {'within' if per['within'] else 'OVER'}).")
         if k.get("static_errors"):
